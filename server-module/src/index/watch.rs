@@ -1,0 +1,195 @@
+//! Keeping the index current: one full scan at start, then file-system events (inotify through
+//! `notify`) for single paths, and a periodic reconciling rescan in case events were lost.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use modoai_protocol::Datestamp;
+use notify::{RecursiveMode, Watcher};
+use tokio::sync::mpsc;
+
+use super::holdings::{Entry, Stamp};
+use super::scan::{self, Candidate};
+use super::Index;
+use crate::fetch::Site;
+
+/// How many internal HEAD requests run at once while indexing.
+const PROBES_IN_FLIGHT: usize = 16;
+
+/// Settings of the background maintenance.
+#[derive(Clone, Debug)]
+pub(crate) struct Maintenance {
+    pub(crate) root: PathBuf,
+    pub(crate) rescan: Duration,
+    pub(crate) watch: bool,
+    pub(crate) tombstones: bool,
+}
+
+/// Builds the index, then keeps it current until the index is dropped by every user.
+pub(crate) async fn maintain(index: Arc<Index>, site: Arc<Site>, m: Maintenance) {
+    let canonical = match std::fs::canonicalize(&m.root) {
+        Ok(c) => c,
+        Err(err) => {
+            tracing::error!(root = %m.root.display(), error = %err, "document root is not accessible");
+            index.set_ready();
+            return;
+        }
+    };
+    let ctx = Ctx { index: index.clone(), site, root: m.root.clone(), canonical, tombstones: m.tombstones };
+    let started = std::time::Instant::now();
+    ctx.full_scan().await;
+    index.set_ready();
+    tracing::info!(records = index.len(), elapsed_ms = started.elapsed().as_millis() as u64, "index ready");
+
+    let (tx, mut rx) = mpsc::unbounded_channel::<PathBuf>();
+    let _watcher = if m.watch { start_watcher(&m.root, tx) } else { None };
+    let mut ticker = tokio::time::interval(m.rescan);
+    ticker.reset();
+    loop {
+        tokio::select! {
+            Some(first) = rx.recv() => {
+                // Editors and copies send bursts of events: gather them briefly, then reconcile once.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                let mut paths: HashSet<PathBuf> = HashSet::from([first]);
+                while let Ok(p) = rx.try_recv() {
+                    paths.insert(p);
+                }
+                for p in paths {
+                    ctx.reconcile(&p).await;
+                }
+            }
+            _ = ticker.tick() => ctx.full_scan().await,
+        }
+        if Arc::strong_count(&index) == 1 {
+            return;
+        }
+    }
+}
+
+fn start_watcher(root: &Path, tx: mpsc::UnboundedSender<PathBuf>) -> Option<notify::RecommendedWatcher> {
+    let handler = move |res: notify::Result<notify::Event>| match res {
+        Ok(event) => event.paths.into_iter().for_each(|p| drop(tx.send(p))),
+        Err(err) => tracing::warn!(error = %err, "file watcher error; the periodic rescan will catch up"),
+    };
+    let mut watcher = notify::recommended_watcher(handler)
+        .inspect_err(|err| tracing::warn!(error = %err, "no file watcher; relying on periodic rescans"))
+        .ok()?;
+    match watcher.watch(root, RecursiveMode::Recursive) {
+        Ok(()) => Some(watcher),
+        Err(err) => {
+            tracing::warn!(error = %err, "cannot watch the document root; relying on periodic rescans");
+            None
+        }
+    }
+}
+
+struct Ctx {
+    index: Arc<Index>,
+    site: Arc<Site>,
+    root: PathBuf,
+    canonical: PathBuf,
+    tombstones: bool,
+}
+
+impl Ctx {
+    /// Walks the whole root, updates what changed and sweeps what vanished.
+    async fn full_scan(&self) {
+        let seen = self.scan_below(Path::new("")).await;
+        let gone: Vec<Arc<str>> = self.index.read().live_paths().into_iter().filter(|p| !seen.contains(p)).collect();
+        self.delete(gone);
+    }
+
+    /// Updates the index for one changed path: a file, a folder, or something that vanished.
+    async fn reconcile(&self, abs: &Path) {
+        let Ok(rel) = abs.strip_prefix(&self.root) else { return };
+        if !rel.as_os_str().is_empty() && !scan::is_visible(rel) {
+            return;
+        }
+        let is_dir = std::fs::symlink_metadata(abs).is_ok_and(|m| m.is_dir());
+        let prefix = scan::encode_path(rel);
+        let dir_prefix = if prefix.is_empty() { String::new() } else { format!("{prefix}/") };
+        let seen = if is_dir { self.scan_below(rel).await } else { HashSet::new() };
+        let mut gone: Vec<Arc<str>> =
+            self.index.read().live_paths_under(&dir_prefix).into_iter().filter(|p| !seen.contains(p)).collect();
+        if !is_dir {
+            match scan::candidate(&self.root, &self.canonical, rel) {
+                Some(c) => self.update(vec![c]).await,
+                None => gone.push(Arc::from(prefix.as_str())),
+            }
+        }
+        self.delete(gone);
+    }
+
+    /// Scans `rel` (a folder, or "" for the root) and returns the paths that are candidates.
+    async fn scan_below(&self, rel: &Path) -> HashSet<Arc<str>> {
+        let (tx, rx) = mpsc::channel::<Candidate>(1024);
+        let (root, canonical, below) = (self.root.clone(), self.canonical.clone(), rel.to_path_buf());
+        let walker = tokio::task::spawn_blocking(move || {
+            scan::walk(&root, &canonical, &below, |c| tx.blocking_send(c).is_ok());
+        });
+        let mut seen = HashSet::new();
+        let stream = tokio_stream_from(rx).chunks(256);
+        futures_util::pin_mut!(stream);
+        while let Some(batch) = stream.next().await {
+            seen.extend(batch.iter().map(|c| c.path.clone()));
+            self.update(batch).await;
+        }
+        let _ = walker.await;
+        seen
+    }
+
+    /// Probes new or changed candidates and stores the outcome.
+    async fn update(&self, candidates: Vec<Candidate>) {
+        let changed: Vec<Candidate> = {
+            let h = self.index.read();
+            candidates.into_iter().filter(|c| h.get(&c.path).is_none_or(|e| e.deleted || e.stamp != c.stamp)).collect()
+        };
+        let probed: Vec<(Candidate, Option<Option<String>>)> = futures_util::stream::iter(changed)
+            .map(|c| async move {
+                let served = self.site.served_type(&c.path).await;
+                (c, served)
+            })
+            .buffer_unordered(PROBES_IN_FLIGHT)
+            .collect()
+            .await;
+        let mut h = self.index.write();
+        for (c, served) in probed {
+            match served {
+                Some(ty) => {
+                    let mime = ty.or_else(|| crate::mime::sniff(&self.root.join(&c.rel))).unwrap_or_else(|| crate::mime::OCTET_STREAM.to_owned());
+                    h.upsert(entry(c, mime, false));
+                }
+                // The site refuses to serve it: not a record (and no tombstone: it was never served).
+                None => drop(h.remove(&c.path)),
+            }
+        }
+    }
+
+    /// Replaces the live records at `paths` by tombstones (or drops them).
+    fn delete(&self, paths: Vec<Arc<str>>) {
+        if paths.is_empty() {
+            return;
+        }
+        let now = Datestamp::now();
+        let mut h = self.index.write();
+        for path in paths {
+            let Some(old) = h.remove(&path) else { continue };
+            tracing::debug!(path = %path, "record deleted");
+            if self.tombstones && self.index.is_ready() && !old.deleted {
+                let stamp = Stamp { size: 0, mtime_ns: 0, inode: 0 };
+                h.upsert(Entry { path: old.path.clone(), rel: old.rel.clone(), datestamp: now, mime: old.mime.clone(), stamp, deleted: true });
+            }
+        }
+    }
+}
+
+fn entry(c: Candidate, mime: String, deleted: bool) -> Entry {
+    Entry { path: c.path, rel: c.rel, datestamp: c.datestamp, mime: Arc::from(mime), stamp: c.stamp, deleted }
+}
+
+fn tokio_stream_from<T: Send + 'static>(mut rx: mpsc::Receiver<T>) -> impl futures_util::Stream<Item = T> {
+    futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
+}

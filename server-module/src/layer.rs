@@ -1,0 +1,59 @@
+//! [`OaiPmhLayer`]: adds the OAI-PMH route to any tower service that serves a document root.
+
+use std::sync::{Arc, OnceLock};
+
+use tower::Layer;
+
+use crate::config::Config;
+use crate::oai::Repository;
+use crate::service::OaiPmh;
+
+/// Answers the OAI-PMH route (default `/modoai`) and passes every other request to the inner
+/// service untouched. The inner service decides what the site serves: the layer asks it, with
+/// internal `HEAD` and `GET` requests, for each file's headers and bytes.
+///
+/// ```no_run
+/// use axum::Router;
+/// use modoai::{Config, OaiPmhLayer};
+/// use tower_http::services::ServeDir;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let config = Config::new("public", "http://www.example.org/")?;
+/// let app = Router::new().fallback_service(ServeDir::new("public")).layer(OaiPmhLayer::new(config));
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// axum::serve(listener, app).await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct OaiPmhLayer {
+    pub(crate) shared: Arc<Shared>,
+}
+
+/// What every service made by one layer shares: the settings and, once started, the repository.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) config: Config,
+    pub(crate) repo: OnceLock<Arc<Repository>>,
+}
+
+impl std::fmt::Debug for Repository {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Repository").field("root", &self.config.root).finish_non_exhaustive()
+    }
+}
+
+impl OaiPmhLayer {
+    /// A layer with the given settings. The site index is built in the background on the first
+    /// request (or on [`OaiPmh::start`]); until it is ready the route answers 503 with Retry-After.
+    pub fn new(config: Config) -> Self {
+        OaiPmhLayer { shared: Arc::new(Shared { config, repo: OnceLock::new() }) }
+    }
+}
+
+impl<S> Layer<S> for OaiPmhLayer {
+    type Service = OaiPmh<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        OaiPmh::from_parts(inner, self.shared.clone())
+    }
+}

@@ -1,0 +1,148 @@
+//! [`OaiPmh`]: the service [`crate::OaiPmhLayer`] produces.
+
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::{Request, Response};
+use http_body::Body;
+use tower::Service;
+
+use crate::body::ResponseBody;
+use crate::fetch::{BoxError, ServiceFetch, Site};
+use crate::future::ResponseFuture;
+use crate::index::{self, Index};
+use crate::layer::{OaiPmhLayer, Shared};
+use crate::oai::{self, Repository};
+use crate::Config;
+
+/// Serves OAI-PMH on one route in front of a site service `S`.
+#[derive(Clone, Debug)]
+pub struct OaiPmh<S> {
+    inner: S,
+    shared: Arc<Shared>,
+}
+
+impl<S> OaiPmh<S> {
+    pub(crate) fn from_parts(inner: S, shared: Arc<Shared>) -> Self {
+        OaiPmh { inner, shared }
+    }
+
+    /// Wraps `inner` with a new layer of the given settings.
+    pub fn new(inner: S, config: Config) -> Self {
+        OaiPmh { inner, shared: OaiPmhLayer::new(config).shared }
+    }
+
+    /// A layer with the given settings; shortcut for [`OaiPmhLayer::new`].
+    pub fn layer(config: Config) -> OaiPmhLayer {
+        OaiPmhLayer::new(config)
+    }
+
+    /// The inner service.
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
+
+    /// The inner service, mutably.
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+
+    /// Unwraps the inner service.
+    pub fn into_inner(self) -> S {
+        self.inner
+    }
+
+    /// The settings in force.
+    pub fn config(&self) -> &Config {
+        &self.shared.config
+    }
+}
+
+/// A request body modoai can make up for its internal requests to the site. Services that take
+/// any body (such as tower-http's `ServeDir`) accept it; with hyper's `Incoming`, map requests to
+/// it first (see the bare-hyper example).
+pub type RequestBody = http_body_util::combinators::UnsyncBoxBody<Bytes, BoxError>;
+
+impl<S, ResBody> OaiPmh<S>
+where
+    S: Service<Request<RequestBody>, Response = Response<ResBody>> + Clone + Send + 'static,
+    S::Future: Send,
+    S::Error: Into<BoxError>,
+    ResBody: Body<Data = Bytes> + Send + 'static,
+    ResBody::Error: Into<BoxError>,
+{
+    /// Starts building the site index in the background, if not yet started. Needs a Tokio runtime.
+    pub fn start(&self) {
+        self.repository::<RequestBody, ResBody>();
+    }
+
+    /// Starts the index if needed and waits until its first full scan is done.
+    pub async fn ready(&self) {
+        let index = self.repository::<RequestBody, ResBody>().index.clone();
+        index.ready().await;
+    }
+
+    /// Number of records (files) in the index now, deleted ones not counted.
+    pub fn records(&self) -> usize {
+        self.repository::<RequestBody, ResBody>().index.len()
+    }
+}
+
+impl<S> OaiPmh<S> {
+    fn repository<ReqBody, ResBody>(&self) -> Arc<Repository>
+    where
+        S: Service<Request<ReqBody>, Response = Response<ResBody>> + Clone + Send + 'static,
+        S::Future: Send,
+        S::Error: Into<BoxError>,
+        ReqBody: Default + Send + 'static,
+        ResBody: Body<Data = Bytes> + Send + 'static,
+        ResBody::Error: Into<BoxError>,
+    {
+        self.shared
+            .repo
+            .get_or_init(|| {
+                let config = self.shared.config.clone();
+                let index = Arc::new(Index::default());
+                let site = Arc::new(Site::new(Box::new(ServiceFetch::new(self.inner.clone())), &config.base_url));
+                let maintenance = index::Maintenance {
+                    root: config.root.clone(),
+                    rescan: config.rescan_interval,
+                    watch: config.watch,
+                    tombstones: config.deleted_records,
+                };
+                tokio::spawn(index::maintain(index.clone(), site.clone(), maintenance));
+                Arc::new(Repository::new(config, index, site))
+            })
+            .clone()
+    }
+}
+
+impl<S, ReqBody, ResBody> Service<Request<ReqBody>> for OaiPmh<S>
+where
+    S: Service<Request<ReqBody>, Response = Response<ResBody>> + Clone + Send + 'static,
+    S::Future: Send,
+    S::Error: Into<BoxError>,
+    ReqBody: Body + Default + Send + 'static,
+    ReqBody::Data: Send,
+    ReqBody::Error: Into<BoxError>,
+    ResBody: Body<Data = Bytes> + Send + 'static,
+    ResBody::Error: Into<BoxError>,
+{
+    type Response = Response<ResponseBody<ResBody>>;
+    type Error = S::Error;
+    type Future = ResponseFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<ReqBody>) -> Self::Future {
+        if req.uri().path() == self.shared.config.route {
+            let repo = self.repository::<ReqBody, ResBody>();
+            ResponseFuture::oai(Box::pin(oai::handle(repo, req)))
+        } else {
+            ResponseFuture::inner(self.inner.call(req))
+        }
+    }
+}
