@@ -6,6 +6,9 @@ use crate::setspec::SetSpec;
 use crate::verb::Verb;
 use crate::is_metadata_prefix;
 
+/// At most this many errors are reported for one request.
+const MAX_ERRORS: usize = 16;
+
 /// A request that passed every syntactic check of the protocol.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Request {
@@ -121,6 +124,8 @@ impl<'a> Args<'a> {
             errors.push(bad("resumptionToken is an exclusive argument"));
         }
         errors.dedup();
+        // A hostile request with thousands of arguments gets a bounded answer.
+        errors.truncate(MAX_ERRORS);
         if errors.is_empty() { Ok(Args(args)) } else { Err(errors) }
     }
 

@@ -1,1 +1,36 @@
+//! End-to-end tests of the standalone server and the Layer: every verb and error, schemas,
+//! paging, the DIDL payload, what is and is not a record, index upkeep, and real peers.
 
+mod didl;
+mod errors;
+mod index;
+mod interop;
+mod layer;
+mod paging;
+mod records;
+mod verbs;
+
+/// The visible regular files of `examples/site`, as encoded URL paths.
+pub(crate) const EXAMPLE_FILES: [&str; 14] = [
+    "about.html",
+    "data/catalog.xml",
+    "data/logo-copy",
+    "data/measurements.csv",
+    "data/station.json",
+    "docs/readme.txt",
+    "docs/report.pdf",
+    "images/banner.tiff",
+    "images/icon.svg",
+    "images/logo.png",
+    "images/pattern.gif",
+    "images/sunset.jpg",
+    "index.html",
+    "notes%20and%20drafts/minutes%20%E2%80%93%20draft%20%231.txt",
+];
+
+/// The example site's identifiers on `server`, sorted and unique.
+pub(crate) fn example_ids(server: &integration_tests::Server) -> Vec<String> {
+    let mut ids: Vec<String> = EXAMPLE_FILES.iter().map(|p| server.id(p)).collect();
+    ids.sort();
+    ids
+}

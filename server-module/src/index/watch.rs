@@ -176,9 +176,13 @@ impl Ctx {
         let now = Datestamp::now();
         let mut h = self.index.write();
         for path in paths {
+            // A second event for the same deletion must not remove the tombstone.
+            if h.get(&path).is_none_or(|e| e.deleted) {
+                continue;
+            }
             let Some(old) = h.remove(&path) else { continue };
             tracing::debug!(path = %path, "record deleted");
-            if self.tombstones && self.index.is_ready() && !old.deleted {
+            if self.tombstones && self.index.is_ready() {
                 let stamp = Stamp { size: 0, mtime_ns: 0, inode: 0 };
                 h.upsert(Entry { path: old.path.clone(), rel: old.rel.clone(), datestamp: now, mime: old.mime.clone(), stamp, deleted: true });
             }

@@ -228,10 +228,13 @@ fn list(repo: &Arc<Repository>, pairs: &Pairs, verb: Verb, args: ListArgs) -> Re
 /// than the byte budget allows (but always at least one).
 fn take_page(repo: &Repository, state: &ListState, candidates: &[Arc<Entry>], with_records: bool) -> usize {
     let c = &repo.config;
+    if !with_records {
+        return candidates.len().min(c.page_size);
+    }
     let mut bytes = 0u64;
     let mut n = 0;
     for e in candidates.iter().take(c.page_size) {
-        let cost = if with_records { state.format.estimate(e.stamp.size, c.inline_max) } else { 300 };
+        let cost = state.format.estimate(e.stamp.size, c.inline_max);
         if n > 0 && bytes + cost > c.page_bytes {
             break;
         }

@@ -44,15 +44,15 @@ impl SiteService {
 
     /// The file a URL path names, if the site serves it.
     fn resolve(&self, url_path: &str) -> Option<(PathBuf, std::fs::Metadata)> {
-        let rel = decode_path(url_path)?;
-        let full = self.root.join(&rel);
-        if std::fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir()) || rel.as_os_str().is_empty() {
-            let index = full.join("index.html");
-            let meta = regular_file_meta(&index, &self.canonical)?;
-            return Some((index, meta));
+        let full = self.root.join(decode_path(url_path)?);
+        // Any folder on the way may be a symlink that leaves the root.
+        let real = std::fs::canonicalize(&full).ok()?;
+        if !real.strip_prefix(&self.canonical).is_ok_and(is_visible) {
+            return None;
         }
-        let meta = regular_file_meta(&full, &self.canonical)?;
-        Some((full, meta))
+        let file = if real.is_dir() { full.join("index.html") } else { full };
+        let meta = regular_file_meta(&file, &self.canonical)?;
+        Some((file, meta))
     }
 }
 
