@@ -73,7 +73,7 @@ mod tests {
         assert!(!is_text(b"a\0b"));
         assert!(!is_text(b""));
         assert!(is_text("h\u{e9}".as_bytes()));
-        assert!(is_text(&"\u{e9}".as_bytes()[..1]), "cut multi-byte tail");
+        assert!(is_text(&"a\u{e9}".as_bytes()[..2]), "cut multi-byte tail");
         assert!(!is_text(b"\xff\xfe"));
     }
 

@@ -33,7 +33,7 @@ async fn payload_is_the_plain_get_byte_for_byte() {
         for h in ["content-type", "content-length", "last-modified", "etag"] {
             assert_eq!(headers.get(h).map(String::as_str), plain.headers.get(h).map(|v| v.to_str().unwrap()), "{url}: {h}");
         }
-        assert_eq!(texts(&r.body, "Identifier"), [url.clone()]);
+        assert_eq!(texts(&r.body, "Identifier"), std::slice::from_ref(&url));
         assert_eq!(element_attrs(&r.body, "DIDL")[0]["DIDLDocumentId"], url);
         assert_eq!(element_attrs(&r.body, "httpResponse")[0]["status"], "200");
     }

@@ -91,7 +91,7 @@ async fn identifiers_never_reach_outside_the_index() {
         format!("{base}.private/key.txt"),
         format!("{base}.htpasswd-example"),
         format!("{base}images"),
-        format!("{base}"),
+        base.to_string(),
         format!("{base}/etc/passwd"),
         format!("{base}images/logo.png/"),
         format!("{base}images//logo.png"),

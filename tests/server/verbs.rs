@@ -13,7 +13,7 @@ async fn identify_describes_the_repository() {
     let r = r.await;
     r.assert_valid();
     assert_eq!(r.texts("repositoryName"), ["Example site"]);
-    assert_eq!(r.texts("baseURL"), [server.oai.clone()]);
+    assert_eq!(r.texts("baseURL"), std::slice::from_ref(&server.oai));
     assert_eq!(server.oai, format!("{}modoai", server.base));
     assert_eq!(r.texts("protocolVersion"), ["2.0"]);
     assert_eq!(r.texts("adminEmail"), ["webmaster@example.org"]);

@@ -38,14 +38,15 @@ pub(crate) async fn maintain(index: Arc<Index>, site: Arc<Site>, m: Maintenance)
             return;
         }
     };
-    let ctx = Ctx { index: index.clone(), site, root: m.root.clone(), canonical, tombstones: m.tombstones };
+    // Walk and watch the canonical root, so event paths and walked paths share one prefix.
+    let ctx = Ctx { index: index.clone(), site, root: canonical.clone(), canonical, tombstones: m.tombstones };
     let started = std::time::Instant::now();
     ctx.full_scan().await;
     index.set_ready();
     tracing::info!(records = index.len(), elapsed_ms = started.elapsed().as_millis() as u64, "index ready");
 
     let (tx, mut rx) = mpsc::unbounded_channel::<PathBuf>();
-    let _watcher = if m.watch { start_watcher(&m.root, tx) } else { None };
+    let _watcher = if m.watch { start_watcher(&ctx.root, tx) } else { None };
     let mut ticker = tokio::time::interval(m.rescan);
     ticker.reset();
     loop {
