@@ -199,9 +199,9 @@ impl Config {
         &self.root
     }
 
-    /// Applies the `[oai]` settings of a configuration file.
-    pub fn apply_file(mut self, file: &FileConfig) -> Result<Self, ConfigError> {
-        let oai = &file.oai;
+    /// Applies the settings given in an `[oai]` section (or the same settings from elsewhere,
+    /// such as command-line flags); absent ones stay as they are.
+    pub fn apply(mut self, oai: &OaiSection) -> Result<Self, ConfigError> {
         if let Some(r) = &oai.route {
             self = self.route(r)?;
         }
@@ -270,7 +270,7 @@ pub struct ServerSection {
 }
 
 /// `[oai]` of the configuration file; see the [`Config`] methods of the same names.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 #[allow(missing_docs)]
 pub struct OaiSection {

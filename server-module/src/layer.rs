@@ -10,7 +10,14 @@ use crate::service::OaiPmh;
 
 /// Answers the OAI-PMH route (default `/modoai`) and passes every other request to the inner
 /// service untouched. The inner service decides what the site serves: the layer asks it, with
-/// internal `HEAD` and `GET` requests, for each file's headers and bytes.
+/// internal `HEAD` and `GET` requests, for each file's headers and bytes, so a file it refuses is
+/// no record (a file it serves that is hidden or outside the root is not one either).
+///
+/// All services made by one layer share one index, built with the inner service of the first one
+/// that receives an OAI-PMH request. In axum, `Router::layer` wraps each route and the fallback
+/// separately, and routing happens first: put the layer after `fallback_service` (as below) and
+/// add no route of your own at the OAI path, or wrap the whole router instead
+/// (`OaiPmhLayer::new(config).layer(router)`).
 ///
 /// ```no_run
 /// use axum::Router;

@@ -35,7 +35,7 @@ pub use config::{Config, ConfigError, FileConfig, OaiSection, ServerSection};
 pub use fetch::BoxError;
 pub use future::ResponseFuture;
 pub use layer::OaiPmhLayer;
-pub use server::serve;
+pub use server::{box_request, serve};
 pub use service::{OaiPmh, RequestBody};
 pub use site::SiteService;
 

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use modoai::{Config, FileConfig};
+use modoai::{Config, FileConfig, OaiSection};
 
 #[derive(Parser)]
 #[command(name = "modoai", version, about = "Serve a web site with every file as an OAI-PMH 2.0 record")]
@@ -96,47 +96,42 @@ async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
     let local = listener.local_addr()?;
     let base_url = args.base_url.clone().or(file.server.base_url.clone()).unwrap_or_else(|| format!("http://{local}/"));
-    let config = configure(Config::new(&root, &base_url)?.apply_file(&file)?, &args)?;
+    let config = Config::new(&root, &base_url)?.apply(&file.oai)?.apply(&overrides(&args))?;
+    // Handlers first, so a signal sent as soon as the URLs are printed is a clean shutdown.
+    let shutdown = shutdown_signal()?;
     tracing::info!(address = %local, root = %root.display(), "listening on http://{local}/");
     println!("modoai is serving {} at http://{local}/", root.display());
     println!("OAI-PMH base URL: {}  (try {}?verb=Identify)", config.oai_base_url(), config.oai_base_url());
-    modoai::serve(listener, config, shutdown_signal()).await?;
+    modoai::serve(listener, config, shutdown).await?;
     Ok(())
 }
 
-fn configure(mut c: Config, a: &ServeArgs) -> anyhow::Result<Config> {
-    if let Some(r) = &a.route {
-        c = c.route(r)?;
+/// The flags that override `[oai]` settings of the file.
+fn overrides(a: &ServeArgs) -> OaiSection {
+    OaiSection {
+        route: a.route.clone(),
+        repository_name: a.repository_name.clone(),
+        admin_email: a.admin_email.clone().map(|e| vec![e]),
+        page_size: a.page_size,
+        page_bytes: a.page_bytes,
+        inline_max: a.inline_max,
+        token_secret: a.token_secret.clone(),
+        rescan_secs: a.rescan_secs,
+        watch: a.no_watch.then_some(false),
+        ..OaiSection::default()
     }
-    if let Some(n) = a.page_size {
-        c = c.page_size(n);
-    }
-    if let Some(n) = a.page_bytes {
-        c = c.page_bytes(n);
-    }
-    if let Some(n) = a.inline_max {
-        c = c.inline_max(n);
-    }
-    if let Some(n) = &a.repository_name {
-        c = c.repository_name(n.clone());
-    }
-    if let Some(e) = &a.admin_email {
-        c = c.admin_email(e)?;
-    }
-    if let Some(s) = &a.token_secret {
-        c = c.token_secret(s.as_bytes().to_vec());
-    }
-    if let Some(s) = a.rescan_secs {
-        c = c.rescan_interval(std::time::Duration::from_secs(s));
-    }
-    Ok(c.watch(!a.no_watch))
 }
 
-async fn shutdown_signal() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
-    }
-    tracing::info!("shutting down");
+/// Completes on SIGINT or SIGTERM; the handlers are installed when this is called.
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
+    Ok(async move {
+        tokio::select! {
+            _ = int.recv() => {}
+            _ = term.recv() => {}
+        }
+        tracing::info!("shutting down");
+    })
 }

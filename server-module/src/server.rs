@@ -17,8 +17,14 @@ use crate::fetch::BoxError;
 use crate::site::SiteService;
 use crate::{Config, OaiPmhLayer, RequestBody};
 
-/// hyper's `Incoming` body cannot be made up for internal requests; a boxed body can.
-fn box_request(r: Request<Incoming>) -> Request<RequestBody> {
+/// Boxes a request's body into [`RequestBody`]. hyper's `Incoming` cannot be made up for the
+/// layer's internal requests to the site, a boxed body can: map requests with this before the
+/// layer (`ServiceBuilder::new().map_request(modoai::box_request)`).
+pub fn box_request<B>(r: Request<B>) -> Request<RequestBody>
+where
+    B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
     r.map(|b| b.map_err(|e| Box::new(e) as BoxError).boxed_unsync())
 }
 
@@ -32,7 +38,7 @@ pub async fn serve(listener: TcpListener, config: Config, shutdown: impl Future<
     let oai = OaiPmhLayer::new(config).layer(site);
     oai.start();
     let svc = ServiceBuilder::new()
-        .map_request(box_request)
+        .map_request(box_request::<Incoming>)
         .service(oai);
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
