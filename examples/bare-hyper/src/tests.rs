@@ -1,5 +1,6 @@
 //! The server on an ephemeral port, asked over real TCP connections.
 
+use http_body_util::BodyExt;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine;
 use http::StatusCode;
