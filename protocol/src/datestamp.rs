@@ -82,10 +82,15 @@ impl Datestamp {
         let day = format_description!("[year repr:full]-[month]-[day]");
         let secs = format_description!("[year repr:full]-[month]-[day]T[hour]:[minute]:[second]Z");
         match s.len() {
-            10 => Date::parse(s, &day).ok().map(|d| (Self::from_date(d), Granularity::Day)),
-            20 => PrimitiveDateTime::parse(s, &secs)
+            10 => Date::parse(s, &day)
                 .ok()
-                .map(|t| (Datestamp(t.assume_utc().unix_timestamp()), Granularity::Seconds)),
+                .map(|d| (Self::from_date(d), Granularity::Day)),
+            20 => PrimitiveDateTime::parse(s, &secs).ok().map(|t| {
+                (
+                    Datestamp(t.assume_utc().unix_timestamp()),
+                    Granularity::Seconds,
+                )
+            }),
             _ => None,
         }
         .filter(|_| s.as_bytes()[..4].iter().all(u8::is_ascii_digit))
@@ -170,7 +175,10 @@ mod tests {
             "+024-01-01",
             "2024-01-01T24:00:00Z",
         ] {
-            assert!(Datestamp::parse_request(bad).is_none(), "{bad} must be rejected");
+            assert!(
+                Datestamp::parse_request(bad).is_none(),
+                "{bad} must be rejected"
+            );
         }
         let (d, g) = Datestamp::parse_request("1970-01-01T00:00:01Z").unwrap();
         assert_eq!((d.unix(), g), (1, Granularity::Seconds));
@@ -184,7 +192,11 @@ mod tests {
             ("2001-01-01T01:00:00+01:00", 978_307_200),
             ("2001-01-01", 978_307_200),
         ] {
-            assert_eq!(Datestamp::parse_lenient(s).map(Datestamp::unix), Some(unix), "{s}");
+            assert_eq!(
+                Datestamp::parse_lenient(s).map(Datestamp::unix),
+                Some(unix),
+                "{s}"
+            );
         }
     }
 

@@ -67,7 +67,10 @@ impl FromStr for ErrorCode {
     type Err = ();
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ErrorCode::ALL.into_iter().find(|c| c.as_str() == s).ok_or(())
+        ErrorCode::ALL
+            .into_iter()
+            .find(|c| c.as_str() == s)
+            .ok_or(())
     }
 }
 
@@ -83,7 +86,10 @@ pub struct OaiError {
 impl OaiError {
     /// An error with the given code and text.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        OaiError { code, message: message.into() }
+        OaiError {
+            code,
+            message: message.into(),
+        }
     }
 
     /// `badArgument` with the given text.

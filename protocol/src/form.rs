@@ -115,7 +115,11 @@ mod tests {
         assert_eq!(parse("a=%4"), Err(FormError::BadEscape));
         assert_eq!(parse("a=%g0"), Err(FormError::BadEscape));
         assert_eq!(parse("a=%ff"), Err(FormError::NotUtf8));
-        assert_eq!(parse("a=%C0%AE"), Err(FormError::NotUtf8), "overlong UTF-8 is not UTF-8");
+        assert_eq!(
+            parse("a=%C0%AE"),
+            Err(FormError::NotUtf8),
+            "overlong UTF-8 is not UTF-8"
+        );
     }
 
     #[test]

@@ -2,9 +2,9 @@
 
 use crate::datestamp::{Datestamp, Granularity};
 use crate::error::{ErrorCode, OaiError};
+use crate::is_metadata_prefix;
 use crate::setspec::SetSpec;
 use crate::verb::Verb;
-use crate::is_metadata_prefix;
 
 /// At most this many errors are reported for one request.
 const MAX_ERRORS: usize = 16;
@@ -85,7 +85,10 @@ impl Request {
     ///
     /// On failure the errors are all `badVerb` or all `badArgument`, so the response's `request`
     /// element must carry no attributes.
-    pub fn parse(pairs: &[(String, String)], granularity: Granularity) -> Result<Request, Vec<OaiError>> {
+    pub fn parse(
+        pairs: &[(String, String)],
+        granularity: Granularity,
+    ) -> Result<Request, Vec<OaiError>> {
         let verb = parse_verb(pairs)?;
         let args = Args::check(verb, pairs)?;
         args.build(verb, granularity)
@@ -98,7 +101,9 @@ fn parse_verb(pairs: &[(String, String)]) -> Result<Verb, Vec<OaiError>> {
     match (verbs.next(), verbs.next()) {
         (None, _) => Err(bad("the verb argument is missing")),
         (Some(_), Some(_)) => Err(bad("the verb argument is repeated")),
-        (Some((_, v)), None) => v.parse().map_err(|_| bad("the value of verb is not a legal OAI-PMH verb")),
+        (Some((_, v)), None) => v
+            .parse()
+            .map_err(|_| bad("the value of verb is not a legal OAI-PMH verb")),
     }
 }
 
@@ -111,7 +116,10 @@ impl<'a> Args<'a> {
         let mut args: Vec<(&str, &str)> = Vec::new();
         for (k, v) in pairs.iter().filter(|(k, _)| k != "verb") {
             if !verb.allowed_args().contains(&k.as_str()) {
-                errors.push(bad(format!("{verb} does not take the argument '{}'", clip(k))));
+                errors.push(bad(format!(
+                    "{verb} does not take the argument '{}'",
+                    clip(k)
+                )));
             } else if args.iter().any(|(seen, _)| seen == k) {
                 errors.push(bad(format!("the argument '{k}' is repeated")));
             } else if v.is_empty() {
@@ -126,7 +134,11 @@ impl<'a> Args<'a> {
         errors.dedup();
         // A hostile request with thousands of arguments gets a bounded answer.
         errors.truncate(MAX_ERRORS);
-        if errors.is_empty() { Ok(Args(args)) } else { Err(errors) }
+        if errors.is_empty() {
+            Ok(Args(args))
+        } else {
+            Err(errors)
+        }
     }
 
     fn get(&self, key: &str) -> Option<&'a str> {
@@ -151,9 +163,14 @@ impl<'a> Args<'a> {
         let request = match verb {
             Verb::Identify => Request::Identify,
             Verb::ListMetadataFormats => Request::ListMetadataFormats { identifier },
-            Verb::ListSets => Request::ListSets { resumption_token: token },
+            Verb::ListSets => Request::ListSets {
+                resumption_token: token,
+            },
             Verb::GetRecord => match (identifier, prefix) {
-                (Some(identifier), Some(metadata_prefix)) => Request::GetRecord { identifier, metadata_prefix },
+                (Some(identifier), Some(metadata_prefix)) => Request::GetRecord {
+                    identifier,
+                    metadata_prefix,
+                },
                 _ => {
                     errors.push(bad("GetRecord requires identifier and metadataPrefix"));
                     Request::Identify
@@ -162,24 +179,43 @@ impl<'a> Args<'a> {
             Verb::ListIdentifiers | Verb::ListRecords => {
                 let args = match (token, prefix) {
                     (Some(t), _) => ListArgs::Resume(t),
-                    (None, Some(metadata_prefix)) => ListArgs::Select(self.selection(metadata_prefix, granularity, &mut errors)),
+                    (None, Some(metadata_prefix)) => {
+                        ListArgs::Select(self.selection(metadata_prefix, granularity, &mut errors))
+                    }
                     (None, None) => {
-                        errors.push(bad(format!("{verb} requires metadataPrefix or resumptionToken")));
+                        errors.push(bad(format!(
+                            "{verb} requires metadataPrefix or resumptionToken"
+                        )));
                         ListArgs::Resume(String::new())
                     }
                 };
-                if verb == Verb::ListRecords { Request::ListRecords(args) } else { Request::ListIdentifiers(args) }
+                if verb == Verb::ListRecords {
+                    Request::ListRecords(args)
+                } else {
+                    Request::ListIdentifiers(args)
+                }
             }
         };
-        if errors.is_empty() { Ok(request) } else { Err(errors) }
+        if errors.is_empty() {
+            Ok(request)
+        } else {
+            Err(errors)
+        }
     }
 
-    fn selection(&self, metadata_prefix: String, repo: Granularity, errors: &mut Vec<OaiError>) -> Selection {
+    fn selection(
+        &self,
+        metadata_prefix: String,
+        repo: Granularity,
+        errors: &mut Vec<OaiError>,
+    ) -> Selection {
         let mut bound = |key: &str| {
             let value = self.get(key)?;
             let parsed = Datestamp::parse_request(value);
             if parsed.is_none() {
-                errors.push(bad(format!("the value of {key} is not a legal UTCdatetime")));
+                errors.push(bad(format!(
+                    "the value of {key} is not a legal UTCdatetime"
+                )));
             }
             parsed
         };
@@ -190,10 +226,18 @@ impl<'a> Args<'a> {
             }
         }
         if [from, until].iter().flatten().any(|(_, g)| *g > repo) {
-            errors.push(bad("the granularity of from/until is finer than the repository's"));
+            errors.push(bad(
+                "the granularity of from/until is finer than the repository's",
+            ));
         }
         let from = from.map(|(d, _)| d);
-        let until = until.map(|(d, g)| if g == Granularity::Day { d.end_of_day() } else { d });
+        let until = until.map(|(d, g)| {
+            if g == Granularity::Day {
+                d.end_of_day()
+            } else {
+                d
+            }
+        });
         if let (Some(f), Some(u)) = (from, until) {
             if f > u {
                 errors.push(bad("from is later than until"));
@@ -206,7 +250,12 @@ impl<'a> Args<'a> {
             }
             spec
         });
-        Selection { metadata_prefix, from, until, set }
+        Selection {
+            metadata_prefix,
+            from,
+            until,
+            set,
+        }
     }
 }
 
@@ -226,14 +275,24 @@ fn clip(s: &str) -> String {
 /// assert!(!modoai_protocol::request::is_uri("invalid\"id"));
 /// ```
 pub fn is_uri(s: &str) -> bool {
-    let Some((scheme, rest)) = s.split_once(':') else { return false };
-    let scheme_ok = scheme.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
-        && scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
+    let Some((scheme, rest)) = s.split_once(':') else {
+        return false;
+    };
+    let scheme_ok = scheme
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic())
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
     let bytes = rest.as_bytes();
     let rest_ok = bytes.iter().enumerate().all(|(i, &b)| {
         b.is_ascii_alphanumeric()
             || b"-._~:/?#[]@!$&'()*+,;=".contains(&b)
-            || (b == b'%' && bytes.get(i + 1..i + 3).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)))
+            || (b == b'%'
+                && bytes
+                    .get(i + 1..i + 3)
+                    .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)))
     });
     scheme_ok && !rest.is_empty() && rest_ok
 }

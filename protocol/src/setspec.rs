@@ -25,7 +25,9 @@ pub struct SetSpec(String);
 impl SetSpec {
     /// Checks `s` against the XSD pattern `([A-Za-z0-9\-_\.!~\*'\(\)])+(:[A-Za-z0-9\-_\.!~\*'\(\)]+)*`.
     pub fn parse(s: &str) -> Option<SetSpec> {
-        let valid = s.split(':').all(|part| !part.is_empty() && part.bytes().all(is_spec_char));
+        let valid = s
+            .split(':')
+            .all(|part| !part.is_empty() && part.bytes().all(is_spec_char));
         valid.then(|| SetSpec(s.to_owned()))
     }
 
@@ -55,7 +57,12 @@ pub fn is_spec_char(b: u8) -> bool {
 /// The three set specs of a MIME type: the root, the top-level type and the full type.
 /// Parameters are dropped and the type is lower-cased first.
 pub fn mime_set_specs(mime: &str) -> [String; 3] {
-    let essence = mime.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let essence = mime
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     let (ty, sub) = essence.split_once('/').unwrap_or((&essence, ""));
     let ty = escape(ty);
     let full = format!("{MIME_ROOT}:{ty}:{}", escape(sub));
@@ -134,7 +141,10 @@ mod tests {
             let essence = mime.split(';').next().unwrap();
             assert_eq!(mime_from_set_spec(full).as_deref(), Some(essence));
         }
-        assert_eq!(mime_set_specs("text/x-weird*type")[2], "mime:text:x-weird*2Atype");
+        assert_eq!(
+            mime_set_specs("text/x-weird*type")[2],
+            "mime:text:x-weird*2Atype"
+        );
         assert_eq!(mime_set_specs("Image/JPEG")[2], "mime:image:jpeg");
     }
 
@@ -149,7 +159,17 @@ mod tests {
 
     #[test]
     fn invalid_specs() {
-        for bad in ["", ":", "a:", ":a", "a::b", "image/jpeg", "svg+xml", "a b", "a%2F"] {
+        for bad in [
+            "",
+            ":",
+            "a:",
+            ":a",
+            "a::b",
+            "image/jpeg",
+            "svg+xml",
+            "a b",
+            "a%2F",
+        ] {
             assert!(SetSpec::parse(bad).is_none(), "{bad:?}");
         }
     }
@@ -157,7 +177,13 @@ mod tests {
     #[test]
     fn names() {
         assert_eq!(mime_set_name("mime"), "All files, by MIME type");
-        assert_eq!(mime_set_name("mime:image"), "Files of MIME media type image/*");
-        assert_eq!(mime_set_name("mime:image:svg*2Bxml"), "Files of MIME type image/svg+xml");
+        assert_eq!(
+            mime_set_name("mime:image"),
+            "Files of MIME media type image/*"
+        );
+        assert_eq!(
+            mime_set_name("mime:image:svg*2Bxml"),
+            "Files of MIME type image/svg+xml"
+        );
     }
 }

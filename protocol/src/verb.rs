@@ -79,7 +79,10 @@ impl FromStr for Verb {
     type Err = UnknownVerb;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Verb::ALL.into_iter().find(|v| v.as_str() == s).ok_or(UnknownVerb)
+        Verb::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or(UnknownVerb)
     }
 }
 
@@ -92,6 +95,9 @@ mod tests {
         for verb in Verb::ALL {
             assert_eq!(verb.as_str().parse::<Verb>(), Ok(verb));
         }
-        assert!("identify".parse::<Verb>().is_err(), "verbs are case-sensitive");
+        assert!(
+            "identify".parse::<Verb>().is_err(),
+            "verbs are case-sensitive"
+        );
     }
 }

@@ -28,11 +28,15 @@ pin_project! {
 
 impl<B> ResponseBody<B> {
     pub(crate) fn inner(body: B) -> Self {
-        ResponseBody { kind: Kind::Inner { body } }
+        ResponseBody {
+            kind: Kind::Inner { body },
+        }
     }
 
     pub(crate) fn oai(body: OaiBody) -> Self {
-        ResponseBody { kind: Kind::Oai { body } }
+        ResponseBody {
+            kind: Kind::Oai { body },
+        }
     }
 }
 
@@ -44,9 +48,14 @@ where
     type Data = Bytes;
     type Error = BoxError;
 
-    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
         match self.project().kind.project() {
-            KindProj::Inner { body } => body.poll_frame(cx).map(|f| f.map(|r| r.map_err(Into::into))),
+            KindProj::Inner { body } => body
+                .poll_frame(cx)
+                .map(|f| f.map(|r| r.map_err(Into::into))),
             KindProj::Oai { body } => Pin::new(body).poll_frame(cx),
         }
     }

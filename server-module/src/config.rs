@@ -39,7 +39,9 @@ pub struct Config {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The base URL is not an absolute http(s) URL without query.
-    #[error("base URL {0:?} must be an absolute http:// or https:// URL without query or fragment")]
+    #[error(
+        "base URL {0:?} must be an absolute http:// or https:// URL without query or fragment"
+    )]
     BaseUrl(String),
     /// The route does not start with `/` or ends with one.
     #[error("route {0:?} must start with '/' and not end with one")]
@@ -93,7 +95,8 @@ impl Config {
 
     /// The request path the layer answers. Defaults to `/modoai`.
     pub fn route(mut self, route: &str) -> Result<Self, ConfigError> {
-        if !route.starts_with('/') || (route.len() > 1 && route.ends_with('/')) || route.len() == 1 {
+        if !route.starts_with('/') || (route.len() > 1 && route.ends_with('/')) || route.len() == 1
+        {
             return Err(ConfigError::Route(route.to_owned()));
         }
         self.route = route.to_owned();
@@ -104,7 +107,11 @@ impl Config {
     /// route. Defaults to the origin of the base URL followed by the route.
     pub fn oai_base_url(&self) -> String {
         self.oai_base_url.clone().unwrap_or_else(|| {
-            let origin = format!("{}://{}", self.base_url.scheme_str().unwrap_or("http"), self.base_url.authority().map_or("", |a| a.as_str()));
+            let origin = format!(
+                "{}://{}",
+                self.base_url.scheme_str().unwrap_or("http"),
+                self.base_url.authority().map_or("", |a| a.as_str())
+            );
             format!("{origin}{}", self.route)
         })
     }
@@ -291,8 +298,14 @@ pub struct OaiSection {
 impl FileConfig {
     /// Reads and parses a configuration file.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_owned(), source })?;
-        toml::from_str(&text).map_err(|e| ConfigError::Parse { path: path.to_owned(), message: e.to_string() })
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|e| ConfigError::Parse {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })
     }
 }
 
@@ -308,13 +321,20 @@ fn parse_base_url(url: &str) -> Result<Uri, ConfigError> {
 
 /// The official validator's pattern: `^\w[\w\-\.]+@[a-zA-Z0-9\-\.]+\.[a-z]{2,}$`, and no `@localhost`.
 fn is_admin_email(email: &str) -> bool {
-    let Some((local, domain)) = email.split_once('@') else { return false };
+    let Some((local, domain)) = email.split_once('@') else {
+        return false;
+    };
     let word = |c: char| c.is_alphanumeric() || c == '_';
     let local_ok = local.chars().count() >= 2
         && local.chars().next().is_some_and(word)
         && local.chars().all(|c| word(c) || c == '-' || c == '.');
-    let Some((host, tld)) = domain.rsplit_once('.') else { return false };
-    let host_ok = !host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
+    let Some((host, tld)) = domain.rsplit_once('.') else {
+        return false;
+    };
+    let host_ok = !host.is_empty()
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
     local_ok && host_ok && tld.len() >= 2 && tld.chars().all(|c| c.is_ascii_lowercase())
 }
 
@@ -324,10 +344,21 @@ mod tests {
 
     #[test]
     fn admin_emails() {
-        for ok in ["webmaster@example.org", "a.b-c@mail.example.co.uk", "ab@x.io"] {
+        for ok in [
+            "webmaster@example.org",
+            "a.b-c@mail.example.co.uk",
+            "ab@x.io",
+        ] {
             assert!(is_admin_email(ok), "{ok}");
         }
-        for bad in ["a@example.org", "root@localhost", "mailto:ab@example.org", "ab@example.ORG", "ab@.org", "ab example@x.org"] {
+        for bad in [
+            "a@example.org",
+            "root@localhost",
+            "mailto:ab@example.org",
+            "ab@example.ORG",
+            "ab@.org",
+            "ab example@x.org",
+        ] {
             assert!(!is_admin_email(bad), "{bad}");
         }
     }
@@ -338,7 +369,10 @@ mod tests {
         assert!(Config::new("r", "ftp://h/").is_err());
         assert!(Config::new("r", "/relative").is_err());
         assert!(Config::new("r", "http://h/?q=1").is_err());
-        let c = Config::new("r", "https://h.example/site/").unwrap().route("/oai").unwrap();
+        let c = Config::new("r", "https://h.example/site/")
+            .unwrap()
+            .route("/oai")
+            .unwrap();
         assert_eq!(c.oai_base_url(), "https://h.example/oai");
     }
 

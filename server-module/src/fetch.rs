@@ -34,7 +34,10 @@ pub(crate) struct ServiceFetch<S, B> {
 
 impl<S, B> ServiceFetch<S, B> {
     pub(crate) fn new(inner: S) -> Self {
-        ServiceFetch { inner: Mutex::new(inner), _body: PhantomData }
+        ServiceFetch {
+            inner: Mutex::new(inner),
+            _body: PhantomData,
+        }
     }
 }
 
@@ -71,13 +74,25 @@ impl Site {
         if !prefix.ends_with('/') {
             prefix.push('/');
         }
-        let host = base_url.authority().and_then(|a| HeaderValue::from_str(a.as_str()).ok());
-        Site { fetch, prefix, host }
+        let host = base_url
+            .authority()
+            .and_then(|a| HeaderValue::from_str(a.as_str()).ok());
+        Site {
+            fetch,
+            prefix,
+            host,
+        }
     }
 
     /// A plain request for the file at the encoded relative `path`, as a visitor would send it.
-    pub(crate) async fn request(&self, method: Method, path: &str) -> Result<Response<InnerBody>, BoxError> {
-        let mut req = Request::builder().method(method).uri(format!("{}{}", self.prefix, path));
+    pub(crate) async fn request(
+        &self,
+        method: Method,
+        path: &str,
+    ) -> Result<Response<InnerBody>, BoxError> {
+        let mut req = Request::builder()
+            .method(method)
+            .uri(format!("{}{}", self.prefix, path));
         if let Some(host) = &self.host {
             req = req.header(HOST, host);
         }
@@ -96,7 +111,11 @@ impl Site {
         if !res.status().is_success() {
             return None;
         }
-        let ty = res.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(crate::mime::essence);
+        let ty = res
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(crate::mime::essence);
         Some(ty.filter(|t| !t.is_empty() && t != crate::mime::OCTET_STREAM))
     }
 }

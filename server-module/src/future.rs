@@ -31,11 +31,15 @@ pin_project! {
 
 impl<F> ResponseFuture<F> {
     pub(crate) fn inner(future: F) -> Self {
-        ResponseFuture { kind: Kind::Inner { future } }
+        ResponseFuture {
+            kind: Kind::Inner { future },
+        }
     }
 
     pub(crate) fn oai(future: OaiFuture) -> Self {
-        ResponseFuture { kind: Kind::Oai { future } }
+        ResponseFuture {
+            kind: Kind::Oai { future },
+        }
     }
 }
 

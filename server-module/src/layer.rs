@@ -45,7 +45,9 @@ pub(crate) struct Shared {
 
 impl std::fmt::Debug for Repository {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Repository").field("root", &self.config.root).finish_non_exhaustive()
+        f.debug_struct("Repository")
+            .field("root", &self.config.root)
+            .finish_non_exhaustive()
     }
 }
 
@@ -53,7 +55,12 @@ impl OaiPmhLayer {
     /// A layer with the given settings. The site index is built in the background on the first
     /// request (or on [`OaiPmh::start`]); until it is ready the route answers 503 with Retry-After.
     pub fn new(config: Config) -> Self {
-        OaiPmhLayer { shared: Arc::new(Shared { config, repo: OnceLock::new() }) }
+        OaiPmhLayer {
+            shared: Arc::new(Shared {
+                config,
+                repo: OnceLock::new(),
+            }),
+        }
     }
 }
 

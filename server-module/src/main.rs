@@ -9,7 +9,11 @@ use clap::{Parser, Subcommand};
 use modoai::{Config, FileConfig, OaiSection};
 
 #[derive(Parser)]
-#[command(name = "modoai", version, about = "Serve a web site with every file as an OAI-PMH 2.0 record")]
+#[command(
+    name = "modoai",
+    version,
+    about = "Serve a web site with every file as an OAI-PMH 2.0 record"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -67,7 +71,9 @@ struct ServeArgs {
 
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
         .with_writer(std::io::stderr)
         .init();
     let Command::Serve(args) = Cli::parse().command;
@@ -86,22 +92,42 @@ async fn run(args: ServeArgs) -> anyhow::Result<()> {
         Some(path) => FileConfig::load(path)?,
         None => FileConfig::default(),
     };
-    let root = args.root.clone().or(file.server.root.clone()).context("no document root: pass --root DIR")?;
-    anyhow::ensure!(root.is_dir(), "document root {} is not a folder", root.display());
+    let root = args
+        .root
+        .clone()
+        .or(file.server.root.clone())
+        .context("no document root: pass --root DIR")?;
+    anyhow::ensure!(
+        root.is_dir(),
+        "document root {} is not a folder",
+        root.display()
+    );
     let listen: SocketAddr = match (&args.listen, &file.server.listen) {
         (Some(a), _) => *a,
         (None, Some(s)) => s.parse().with_context(|| format!("listen address {s:?}"))?,
         (None, None) => "127.0.0.1:8080".parse()?,
     };
-    let listener = tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("cannot listen on {listen}"))?;
     let local = listener.local_addr()?;
-    let base_url = args.base_url.clone().or(file.server.base_url.clone()).unwrap_or_else(|| format!("http://{local}/"));
-    let config = Config::new(&root, &base_url)?.apply(&file.oai)?.apply(&overrides(&args))?;
+    let base_url = args
+        .base_url
+        .clone()
+        .or(file.server.base_url.clone())
+        .unwrap_or_else(|| format!("http://{local}/"));
+    let config = Config::new(&root, &base_url)?
+        .apply(&file.oai)?
+        .apply(&overrides(&args))?;
     // Handlers first, so a signal sent as soon as the URLs are printed is a clean shutdown.
     let shutdown = shutdown_signal()?;
     tracing::info!(address = %local, root = %root.display(), "listening on http://{local}/");
     println!("modoai is serving {} at http://{local}/", root.display());
-    println!("OAI-PMH base URL: {}  (try {}?verb=Identify)", config.oai_base_url(), config.oai_base_url());
+    println!(
+        "OAI-PMH base URL: {}  (try {}?verb=Identify)",
+        config.oai_base_url(),
+        config.oai_base_url()
+    );
     modoai::serve(listener, config, shutdown).await?;
     Ok(())
 }

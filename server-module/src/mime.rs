@@ -40,7 +40,11 @@ pub fn by_extension(path: &Path) -> Option<String> {
 /// The type the file's first bytes give (magic numbers, then plain UTF-8 text), if any.
 pub fn sniff(path: &Path) -> Option<String> {
     let mut head = Vec::with_capacity(SNIFF_LEN);
-    File::open(path).ok()?.take(SNIFF_LEN as u64).read_to_end(&mut head).ok()?;
+    File::open(path)
+        .ok()?
+        .take(SNIFF_LEN as u64)
+        .read_to_end(&mut head)
+        .ok()?;
     if let Some(kind) = infer::get(&head) {
         return Some(kind.mime_type().to_owned());
     }
@@ -52,15 +56,25 @@ pub fn sniff(path: &Path) -> Option<String> {
 fn is_text(head: &[u8]) -> bool {
     let valid = match std::str::from_utf8(head) {
         Ok(s) => s,
-        Err(e) if e.error_len().is_none() => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or("")
+        }
         Err(_) => return false,
     };
-    !valid.is_empty() && !valid.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\x0c'))
+    !valid.is_empty()
+        && !valid
+            .chars()
+            .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\x0c'))
 }
 
 /// The essence of a `Content-Type` value: the type without parameters, lower-cased.
 pub fn essence(content_type: &str) -> String {
-    content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }
 
 #[cfg(test)]

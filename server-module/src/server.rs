@@ -33,7 +33,11 @@ const GRACE: Duration = Duration::from_secs(10);
 
 /// Serves the configured document root with the OAI-PMH route on `listener` until `shutdown`
 /// completes, then lets in-flight responses finish for a grace period.
-pub async fn serve(listener: TcpListener, config: Config, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
+pub async fn serve(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
     let site = SiteService::new(config.root())?;
     let oai = OaiPmhLayer::new(config).layer(site);
     oai.start();

@@ -30,7 +30,10 @@ impl<S> OaiPmh<S> {
 
     /// Wraps `inner` with a new layer of the given settings.
     pub fn new(inner: S, config: Config) -> Self {
-        OaiPmh { inner, shared: OaiPmhLayer::new(config).shared }
+        OaiPmh {
+            inner,
+            shared: OaiPmhLayer::new(config).shared,
+        }
     }
 
     /// A layer with the given settings; shortcut for [`OaiPmhLayer::new`].
@@ -104,7 +107,10 @@ impl<S> OaiPmh<S> {
             .get_or_init(|| {
                 let config = self.shared.config.clone();
                 let index = Arc::new(Index::default());
-                let site = Arc::new(Site::new(Box::new(ServiceFetch::new(self.inner.clone())), &config.base_url));
+                let site = Arc::new(Site::new(
+                    Box::new(ServiceFetch::new(self.inner.clone())),
+                    &config.base_url,
+                ));
                 let maintenance = index::Maintenance {
                     root: config.root.clone(),
                     rescan: config.rescan_interval,

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 
 use bytes::Bytes;
+use modoai_protocol::is_xml_char;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use quick_xml::Writer;
 
@@ -15,7 +16,9 @@ pub(crate) struct Xml {
 
 impl Xml {
     pub(crate) fn new() -> Self {
-        Xml { w: Writer::new(Vec::with_capacity(16 * 1024)) }
+        Xml {
+            w: Writer::new(Vec::with_capacity(16 * 1024)),
+        }
     }
 
     pub(crate) fn declaration(&mut self) {
@@ -66,7 +69,9 @@ impl Xml {
     }
 
     fn write(&mut self, event: Event<'_>) {
-        self.w.write_event(event).expect("writing to a Vec cannot fail");
+        self.w
+            .write_event(event)
+            .expect("writing to a Vec cannot fail");
     }
 }
 
@@ -78,17 +83,16 @@ fn element<'a>(name: &'a str, attrs: &[(&str, &str)]) -> BytesStart<'a> {
     el
 }
 
-/// True for a character XML 1.0 allows (§2.2 Char).
-pub(crate) fn is_xml_char(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')
-}
-
 /// Replaces every character XML 1.0 forbids by U+FFFD.
 pub(crate) fn clean(s: &str) -> Cow<'_, str> {
     if s.chars().all(is_xml_char) {
         Cow::Borrowed(s)
     } else {
-        Cow::Owned(s.chars().map(|c| if is_xml_char(c) { c } else { '\u{FFFD}' }).collect())
+        Cow::Owned(
+            s.chars()
+                .map(|c| if is_xml_char(c) { c } else { '\u{FFFD}' })
+                .collect(),
+        )
     }
 }
 
@@ -101,6 +105,9 @@ mod tests {
         let mut x = Xml::new();
         x.leaf("a", &[("k", "\"<&\u{0}")], "]]> & <b> \u{1}\u{FFFE}");
         let out = String::from_utf8(x.take().to_vec()).unwrap();
-        assert_eq!(out, "<a k=\"&quot;&lt;&amp;\u{FFFD}\">]]&gt; &amp; &lt;b&gt; \u{FFFD}\u{FFFD}</a>");
+        assert_eq!(
+            out,
+            "<a k=\"&quot;&lt;&amp;\u{FFFD}\">]]&gt; &amp; &lt;b&gt; \u{FFFD}\u{FFFD}</a>"
+        );
     }
 }

@@ -19,19 +19,30 @@ impl Drop for Killed {
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 fn peak_rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM in /proc/PID/status");
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .expect("VmHWM in /proc/PID/status");
     line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
 /// Sends a GET and reads the whole response through a small buffer; returns (bytes, tail).
 fn fetch(port: u16, target: &str) -> (u64, Vec<u8>) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(s, "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n").unwrap();
+    write!(
+        s,
+        "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
     let mut buf = vec![0u8; 256 * 1024];
     let (mut total, mut tail) = (0u64, Vec::new());
     loop {
@@ -57,7 +68,13 @@ fn getrecord_of_a_1_gib_file_streams_in_bounded_memory() {
     let child = Command::new(env!("CARGO_BIN_EXE_modoai"))
         .args(["serve", "--root"])
         .arg(root.path())
-        .args(["--listen", &format!("127.0.0.1:{port}"), "--inline-max", &(2 * GIB).to_string(), "--no-watch"])
+        .args([
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--inline-max",
+            &(2 * GIB).to_string(),
+            "--no-watch",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -68,14 +85,21 @@ fn getrecord_of_a_1_gib_file_streams_in_bounded_memory() {
     let started = Instant::now();
     loop {
         if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
-            write!(s, "GET /modoai?verb=Identify HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+            write!(
+                s,
+                "GET /modoai?verb=Identify HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
+            .unwrap();
             let mut head = String::new();
             let _ = s.read_to_string(&mut head);
             if head.starts_with("HTTP/1.1 200") {
                 break;
             }
         }
-        assert!(started.elapsed() < Duration::from_secs(30), "server did not start");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "server did not start"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let before = peak_rss_kib(server.0.id());
@@ -84,8 +108,20 @@ fn getrecord_of_a_1_gib_file_streams_in_bounded_memory() {
     let secs = t.elapsed().as_secs_f64();
     let peak = peak_rss_kib(server.0.id());
     let base64_len = GIB.div_ceil(3) * 4;
-    assert!(bytes > base64_len, "the whole file came through: {bytes} bytes");
-    assert!(String::from_utf8_lossy(&tail).trim_end().ends_with("</OAI-PMH>\r\n\r\n0") || String::from_utf8_lossy(&tail).contains("</OAI-PMH>"), "complete document");
+    assert!(
+        bytes > base64_len,
+        "the whole file came through: {bytes} bytes"
+    );
+    assert!(
+        String::from_utf8_lossy(&tail)
+            .trim_end()
+            .ends_with("</OAI-PMH>\r\n\r\n0")
+            || String::from_utf8_lossy(&tail).contains("</OAI-PMH>"),
+        "complete document"
+    );
     eprintln!("1 GiB GetRecord oai_didl: {bytes} bytes in {secs:.1} s ({:.0} MB/s); server peak RSS {} KiB (idle {} KiB)", bytes as f64 / secs / 1e6, peak, before);
-    assert!(peak < LIMIT_KIB, "peak RSS {peak} KiB exceeds {LIMIT_KIB} KiB");
+    assert!(
+        peak < LIMIT_KIB,
+        "peak RSS {peak} KiB exceeds {LIMIT_KIB} KiB"
+    );
 }

@@ -14,34 +14,109 @@ const CASES: &[(&str, &str)] = &[
     ("verb=ListIdentifiers", "badArgument"),
     ("verb=GetRecord&metadataPrefix=oai_dc", "badArgument"),
     ("verb=GetRecord&identifier=http://x.org/a", "badArgument"),
-    ("verb=GetRecord&identifier=invalid%22id&metadataPrefix=oai_dc", "badArgument"),
-    ("verb=ListRecords&metadataPrefix=oai_dc&metadataPrefix=oai_dc", "badArgument"),
-    ("verb=ListRecords&metadataPrefix=oai_dc&from=junk", "badArgument"),
-    ("verb=ListIdentifiers&metadataPrefix=oai_dc&until=junk", "badArgument"),
-    ("verb=ListRecords&metadataPrefix=oai_dc&from=2002-02-05&until=2002-02-06T05:35:00Z", "badArgument"),
-    ("verb=ListRecords&metadataPrefix=oai_dc&from=2002-02-06&until=2002-02-05", "badArgument"),
-    ("verb=ListRecords&metadataPrefix=oai_dc&from=2002-02-05T00:00:00.5Z", "badArgument"),
-    ("verb=ListRecords&metadataPrefix=oai_dc&from=2002-02-05T00:00:00", "badArgument"),
-    ("verb=ListRecords&resumptionToken=junk&until=2000-01-01", "badArgument"),
-    ("verb=ListIdentifiers&resumptionToken=junk&metadataPrefix=oai_dc", "badArgument"),
-    ("verb=ListRecords&metadataPrefix=oai_dc&set=image/jpeg", "badArgument"),
-    ("verb=ListRecords&metadataPrefix=oai_dc&set=mime:image:svg+xml", "badArgument"),
+    (
+        "verb=GetRecord&identifier=invalid%22id&metadataPrefix=oai_dc",
+        "badArgument",
+    ),
+    (
+        "verb=ListRecords&metadataPrefix=oai_dc&metadataPrefix=oai_dc",
+        "badArgument",
+    ),
+    (
+        "verb=ListRecords&metadataPrefix=oai_dc&from=junk",
+        "badArgument",
+    ),
+    (
+        "verb=ListIdentifiers&metadataPrefix=oai_dc&until=junk",
+        "badArgument",
+    ),
+    (
+        "verb=ListRecords&metadataPrefix=oai_dc&from=2002-02-05&until=2002-02-06T05:35:00Z",
+        "badArgument",
+    ),
+    (
+        "verb=ListRecords&metadataPrefix=oai_dc&from=2002-02-06&until=2002-02-05",
+        "badArgument",
+    ),
+    (
+        "verb=ListRecords&metadataPrefix=oai_dc&from=2002-02-05T00:00:00.5Z",
+        "badArgument",
+    ),
+    (
+        "verb=ListRecords&metadataPrefix=oai_dc&from=2002-02-05T00:00:00",
+        "badArgument",
+    ),
+    (
+        "verb=ListRecords&resumptionToken=junk&until=2000-01-01",
+        "badArgument",
+    ),
+    (
+        "verb=ListIdentifiers&resumptionToken=junk&metadataPrefix=oai_dc",
+        "badArgument",
+    ),
+    (
+        "verb=ListRecords&metadataPrefix=oai_dc&set=image/jpeg",
+        "badArgument",
+    ),
+    (
+        "verb=ListRecords&metadataPrefix=oai_dc&set=mime:image:svg+xml",
+        "badArgument",
+    ),
     ("verb=ListRecords&metadataPrefix=", "badArgument"),
-    ("verb=ListRecords&metadataPrefix=oai_dc&from=%FF", "badArgument"),
-    ("verb=ListRecords&metadataPrefix=oai_dc&from=%zz", "badArgument"),
-    ("verb=ListRecords&metadataPrefix=oai_dc&from=%C0%AE", "badArgument"),
+    (
+        "verb=ListRecords&metadataPrefix=oai_dc&from=%FF",
+        "badArgument",
+    ),
+    (
+        "verb=ListRecords&metadataPrefix=oai_dc&from=%zz",
+        "badArgument",
+    ),
+    (
+        "verb=ListRecords&metadataPrefix=oai_dc&from=%C0%AE",
+        "badArgument",
+    ),
     ("verb=ListMetadataFormats&identifier=", "badArgument"),
-    ("verb=ListRecords&resumptionToken=junk", "badResumptionToken"),
-    ("verb=ListIdentifiers&resumptionToken=junk", "badResumptionToken"),
+    (
+        "verb=ListRecords&resumptionToken=junk",
+        "badResumptionToken",
+    ),
+    (
+        "verb=ListIdentifiers&resumptionToken=junk",
+        "badResumptionToken",
+    ),
     ("verb=ListSets&resumptionToken=junk", "badResumptionToken"),
-    ("verb=ListRecords&metadataPrefix=marc21", "cannotDisseminateFormat"),
-    ("verb=ListIdentifiers&metadataPrefix=oai_crate", "cannotDisseminateFormat"),
-    ("verb=GetRecord&identifier=urn:x:nothing&metadataPrefix=oai_dc", "idDoesNotExist"),
-    ("verb=ListMetadataFormats&identifier=urn:x:nothing", "idDoesNotExist"),
-    ("verb=ListRecords&metadataPrefix=oai_dc&until=1971-01-01", "noRecordsMatch"),
-    ("verb=ListRecords&metadataPrefix=oai_dc&from=2999-01-01", "noRecordsMatch"),
-    ("verb=ListRecords&metadataPrefix=oai_dc&set=mime:model", "noRecordsMatch"),
-    ("verb=ListIdentifiers&metadataPrefix=oai_dc&set=nosuchset", "noRecordsMatch"),
+    (
+        "verb=ListRecords&metadataPrefix=marc21",
+        "cannotDisseminateFormat",
+    ),
+    (
+        "verb=ListIdentifiers&metadataPrefix=oai_crate",
+        "cannotDisseminateFormat",
+    ),
+    (
+        "verb=GetRecord&identifier=urn:x:nothing&metadataPrefix=oai_dc",
+        "idDoesNotExist",
+    ),
+    (
+        "verb=ListMetadataFormats&identifier=urn:x:nothing",
+        "idDoesNotExist",
+    ),
+    (
+        "verb=ListRecords&metadataPrefix=oai_dc&until=1971-01-01",
+        "noRecordsMatch",
+    ),
+    (
+        "verb=ListRecords&metadataPrefix=oai_dc&from=2999-01-01",
+        "noRecordsMatch",
+    ),
+    (
+        "verb=ListRecords&metadataPrefix=oai_dc&set=mime:model",
+        "noRecordsMatch",
+    ),
+    (
+        "verb=ListIdentifiers&metadataPrefix=oai_dc&set=nosuchset",
+        "noRecordsMatch",
+    ),
 ];
 
 #[tokio::test]
@@ -101,7 +176,10 @@ async fn identifiers_never_reach_outside_the_index() {
         "http://other.example/images/logo.png".to_owned(),
         "c:/windows/win.ini".to_owned(),
     ] {
-        let q = format!("verb=GetRecord&metadataPrefix=oai_didl&identifier={}", modoai_protocol::form::encode(&id));
+        let q = format!(
+            "verb=GetRecord&metadataPrefix=oai_didl&identifier={}",
+            modoai_protocol::form::encode(&id)
+        );
         let r = server.oai(&q).await;
         r.assert_valid();
         assert_eq!(r.error_codes(), ["idDoesNotExist"], "{id}");
@@ -115,7 +193,9 @@ async fn posted_and_queried_arguments_together_are_repeats() {
     let server = Server::start(site.path(), |c| c).await;
     let req = http::Request::post(format!("{}?verb=Identify", server.oai))
         .header("content-type", "application/x-www-form-urlencoded")
-        .body(http_body_util::Full::new(bytes::Bytes::from_static(b"verb=Identify")))
+        .body(http_body_util::Full::new(bytes::Bytes::from_static(
+            b"verb=Identify",
+        )))
         .unwrap();
     let r = server.send(req).await;
     r.assert_valid();
@@ -126,16 +206,27 @@ async fn posted_and_queried_arguments_together_are_repeats() {
 async fn http_level_refusals() {
     let site = TestSite::example();
     let server = Server::start(site.path(), |c| c).await;
-    let put = http::Request::put(&server.oai).body(http_body_util::Full::default()).unwrap();
+    let put = http::Request::put(&server.oai)
+        .body(http_body_util::Full::default())
+        .unwrap();
     let r = server.send(put).await;
     assert_eq!(r.status, 405);
     assert_eq!(r.headers["allow"], "GET, HEAD, POST");
-    let json = http::Request::post(&server.oai).header("content-type", "application/json").body(http_body_util::Full::new(bytes::Bytes::from_static(b"{}"))).unwrap();
+    let json = http::Request::post(&server.oai)
+        .header("content-type", "application/json")
+        .body(http_body_util::Full::new(bytes::Bytes::from_static(b"{}")))
+        .unwrap();
     assert_eq!(server.send(json).await.status, 415);
     let big = "verb=Identify&".repeat(10_000);
-    let huge = http::Request::post(&server.oai).header("content-type", "application/x-www-form-urlencoded").body(http_body_util::Full::new(bytes::Bytes::from(big))).unwrap();
+    let huge = http::Request::post(&server.oai)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(http_body_util::Full::new(bytes::Bytes::from(big)))
+        .unwrap();
     assert_eq!(server.send(huge).await.status, 413);
-    let many = (0..2000).map(|i| format!("a{i}=1")).collect::<Vec<_>>().join("&");
+    let many = (0..2000)
+        .map(|i| format!("a{i}=1"))
+        .collect::<Vec<_>>()
+        .join("&");
     let r = server.oai(&format!("verb=Identify&{many}")).await;
     r.assert_valid();
     assert_eq!(r.error_codes()[0], "badArgument");

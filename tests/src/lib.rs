@@ -19,7 +19,10 @@ pub use modoai::Config;
 
 /// The repository's top folder.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
 }
 
 /// A document root in a temporary folder.
@@ -30,7 +33,9 @@ pub struct TestSite {
 impl TestSite {
     /// An empty site.
     pub fn empty() -> Self {
-        TestSite { dir: tempfile::tempdir().expect("temp dir") }
+        TestSite {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
     }
 
     /// A copy of `examples/site`, hidden files included (they must stay out of the index).
@@ -59,8 +64,12 @@ impl TestSite {
 
 /// Sets a file's modification time.
 pub fn set_mtime(path: &Path, unix: u64) {
-    let f = std::fs::File::options().write(true).open(path).expect("open for mtime");
-    f.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(unix)).expect("set mtime");
+    let f = std::fs::File::options()
+        .write(true)
+        .open(path)
+        .expect("open for mtime");
+    f.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(unix))
+        .expect("set mtime");
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -92,17 +101,31 @@ pub struct Server {
 impl Server {
     /// Serves `root` with the default test settings changed by `configure`, and waits for the index.
     pub async fn start(root: &Path, configure: impl FnOnce(Config) -> Config) -> Server {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
         let addr = listener.local_addr().expect("addr");
         let base = format!("http://{addr}/");
-        let config = configure(Config::new(root, &base).expect("config").admin_email("webmaster@example.org").expect("email"));
+        let config = configure(
+            Config::new(root, &base)
+                .expect("config")
+                .admin_email("webmaster@example.org")
+                .expect("email"),
+        );
         let oai = config.oai_base_url();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(modoai::serve(listener, config, async move {
             let _ = stopped.await;
         }));
         let client = Client::builder(TokioExecutor::new()).build_http();
-        let server = Server { base, oai, addr, client, stop: Some(stop), task: Some(task) };
+        let server = Server {
+            base,
+            oai,
+            addr,
+            client,
+            stop: Some(stop),
+            task: Some(task),
+        };
         server.wait_ready().await;
         server
     }
@@ -134,7 +157,8 @@ impl Server {
 
     /// GET a URL.
     pub async fn get(&self, url: &str) -> Reply {
-        self.send(Request::get(url).body(Full::default()).expect("request")).await
+        self.send(Request::get(url).body(Full::default()).expect("request"))
+            .await
     }
 
     /// GET the OAI route with a raw query string.
@@ -156,7 +180,11 @@ impl Server {
         let res = self.client.request(req).await.expect("HTTP request");
         let (parts, body) = res.into_parts();
         let body = body.collect().await.expect("body").to_bytes();
-        Reply { status: parts.status, headers: parts.headers, body }
+        Reply {
+            status: parts.status,
+            headers: parts.headers,
+            body,
+        }
     }
 }
 
@@ -196,22 +224,38 @@ impl Reply {
 
     /// The attributes of the `request` element.
     pub fn request_attrs(&self) -> BTreeMap<String, String> {
-        element_attrs(&self.body, "request").into_iter().next().unwrap_or_default()
+        element_attrs(&self.body, "request")
+            .into_iter()
+            .next()
+            .unwrap_or_default()
     }
 
     /// The `resumptionToken` element: its text and attributes, if present.
     pub fn token(&self) -> Option<(String, BTreeMap<String, String>)> {
-        let attrs = element_attrs(&self.body, "resumptionToken").into_iter().next()?;
-        let text = texts(&self.body, "resumptionToken").into_iter().next().unwrap_or_default();
+        let attrs = element_attrs(&self.body, "resumptionToken")
+            .into_iter()
+            .next()?;
+        let text = texts(&self.body, "resumptionToken")
+            .into_iter()
+            .next()
+            .unwrap_or_default();
         Some((text, attrs))
     }
 
     /// Asserts HTTP 200 and `text/xml; charset=UTF-8`, and validates against the schemas.
     pub fn assert_valid(&self) -> &Self {
-        assert_eq!(self.status, StatusCode::OK, "{}", String::from_utf8_lossy(&self.body));
+        assert_eq!(
+            self.status,
+            StatusCode::OK,
+            "{}",
+            String::from_utf8_lossy(&self.body)
+        );
         assert_eq!(self.headers["content-type"], "text/xml; charset=UTF-8");
         if let Err(e) = xsd_validate(&self.body) {
-            panic!("response does not validate: {e}\n{}", String::from_utf8_lossy(&self.body[..self.body.len().min(4000)]));
+            panic!(
+                "response does not validate: {e}\n{}",
+                String::from_utf8_lossy(&self.body[..self.body.len().min(4000)])
+            );
         }
         self
     }
@@ -230,13 +274,18 @@ pub fn texts(xml: &[u8], local: &str) -> Vec<String> {
                     cur.clear();
                 }
             }
-            Event::Empty(e) if e.local_name().as_ref() == local.as_bytes() && depth == 0 => out.push(String::new()),
+            Event::Empty(e) if e.local_name().as_ref() == local.as_bytes() && depth == 0 => {
+                out.push(String::new())
+            }
             Event::Text(t) if depth > 0 => cur.push_str(&t.decode().expect("text")),
             Event::GeneralRef(r) if depth > 0 => {
                 let name = r.decode().expect("entity name");
                 match r.resolve_char_ref().expect("character reference") {
                     Some(c) => cur.push(c),
-                    None => cur.push_str(quick_xml::escape::resolve_predefined_entity(&name).expect("predefined entity")),
+                    None => cur.push_str(
+                        quick_xml::escape::resolve_predefined_entity(&name)
+                            .expect("predefined entity"),
+                    ),
                 }
             }
             Event::End(e) if e.local_name().as_ref() == local.as_bytes() => {
@@ -254,7 +303,10 @@ pub fn texts(xml: &[u8], local: &str) -> Vec<String> {
 
 /// One attribute of every element with this local name.
 pub fn attrs(xml: &[u8], local: &str, attr: &str) -> Vec<String> {
-    element_attrs(xml, local).into_iter().filter_map(|mut m| m.remove(attr)).collect()
+    element_attrs(xml, local)
+        .into_iter()
+        .filter_map(|mut m| m.remove(attr))
+        .collect()
 }
 
 /// The attributes of every element with this local name.
@@ -269,7 +321,10 @@ pub fn element_attrs(xml: &[u8], local: &str) -> Vec<BTreeMap<String, String>> {
                     .attributes()
                     .map(|a| {
                         let a = a.expect("attribute");
-                        (String::from_utf8_lossy(a.key.as_ref()).into_owned(), a.unescape_value().expect("value").into_owned())
+                        (
+                            String::from_utf8_lossy(a.key.as_ref()).into_owned(),
+                            a.unescape_value().expect("value").into_owned(),
+                        )
                     })
                     .collect();
                 out.push(map);
@@ -288,8 +343,14 @@ pub fn http_headers(xml: &[u8]) -> Vec<(String, String)> {
     loop {
         match reader.read_event_into(&mut buf).expect("well-formed XML") {
             Event::Start(e) if e.name().as_ref() == b"modoai:header" => {
-                let name = e.try_get_attribute("name").expect("attr").expect("name attribute");
-                current = Some((name.unescape_value().expect("value").into_owned(), String::new()));
+                let name = e
+                    .try_get_attribute("name")
+                    .expect("attr")
+                    .expect("name attribute");
+                current = Some((
+                    name.unescape_value().expect("value").into_owned(),
+                    String::new(),
+                ));
             }
             Event::Text(t) => {
                 if let Some((_, v)) = current.as_mut() {
@@ -312,8 +373,14 @@ pub fn http_headers(xml: &[u8]) -> Vec<(String, String)> {
 
 /// Panics with how to install `tool` when it is missing.
 pub fn require_tool(tool: &str, install: &str) {
-    let found = Command::new("sh").args(["-c", &format!("command -v {tool}")]).stdout(Stdio::null()).status();
-    assert!(found.is_ok_and(|s| s.success()), "{tool} is not installed: run scripts/setup (or: {install})");
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status();
+    assert!(
+        found.is_ok_and(|s| s.success()),
+        "{tool} is not installed: run scripts/setup (or: {install})"
+    );
 }
 
 /// Validates a response with xmllint against `schemas/modoai-all.xsd` (OAI-PMH, oai_dc, DIDL, modoai).
@@ -354,11 +421,16 @@ pub async fn run_python(script: &str, args: &[&str]) -> (bool, String, String) {
     let python = venv_python();
     let script = repo_root().join("tests/python").join(script);
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let out = tokio::task::spawn_blocking(move || Command::new(python).arg(script).args(args).output())
-        .await
-        .expect("join")
-        .expect("python runs");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let out =
+        tokio::task::spawn_blocking(move || Command::new(python).arg(script).args(args).output())
+            .await
+            .expect("join")
+            .expect("python runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// Parses the JSON a harvester script prints.

@@ -59,7 +59,9 @@ async fn serve(
     // Build the index now rather than on the first harvest; files are served meanwhile and the
     // OAI-PMH route answers 503 with Retry-After until the first scan is done.
     oai.start();
-    let svc = ServiceBuilder::new().map_request(modoai::box_request::<Incoming>).service(oai);
+    let svc = ServiceBuilder::new()
+        .map_request(modoai::box_request::<Incoming>)
+        .service(oai);
     let builder = auto::Builder::new(TokioExecutor::new());
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);

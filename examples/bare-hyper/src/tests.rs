@@ -1,9 +1,9 @@
 //! The server on an ephemeral port, asked over real TCP connections.
 
-use http_body_util::BodyExt;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine;
 use http::StatusCode;
+use http_body_util::BodyExt;
 use http_body_util::Empty;
 use hyper::body::Bytes;
 use hyper_util::client::legacy::{connect::HttpConnector, Client};

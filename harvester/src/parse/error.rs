@@ -87,6 +87,15 @@ pub enum ParseError {
         /// Where the `<error>` element starts.
         position: u64,
     },
+    /// Elements nest deeper than `limit` levels: no real page does, and quick-xml's namespace
+    /// scope counter would overflow at 65,536.
+    #[error("elements nested deeper than {limit} levels at byte {position}")]
+    TooDeep {
+        /// Where the element that is one level too deep starts.
+        position: u64,
+        /// The deepest nesting accepted.
+        limit: usize,
+    },
     /// Reading the input failed.
     #[error("I/O error at byte {position}")]
     Io {
@@ -110,6 +119,7 @@ impl ParseError {
             | ParseError::NoPayload { position }
             | ParseError::UnknownErrorCode { position, .. }
             | ParseError::NotOaiPmh { position, .. }
+            | ParseError::TooDeep { position, .. }
             | ParseError::Io { position, .. } => *position,
         }
     }

@@ -14,7 +14,15 @@ fn code(q: &str) -> ErrorCode {
 
 #[test]
 fn bad_verbs() {
-    for q in ["", "junk", "verb=junk", "verb=identify", "verb=Identify&verb=Identify", "verb=Identify&verb=ListSets", "verb="] {
+    for q in [
+        "",
+        "junk",
+        "verb=junk",
+        "verb=identify",
+        "verb=Identify&verb=Identify",
+        "verb=Identify&verb=ListSets",
+        "verb=",
+    ] {
         assert_eq!(code(q), ErrorCode::BadVerb, "{q}");
     }
 }
@@ -47,7 +55,8 @@ fn bad_arguments() {
 
 #[test]
 fn day_granularity_repository_rejects_seconds() {
-    let pairs = form::parse("verb=ListRecords&metadataPrefix=oai_dc&from=2002-02-05T00:00:00Z").unwrap();
+    let pairs =
+        form::parse("verb=ListRecords&metadataPrefix=oai_dc&from=2002-02-05T00:00:00Z").unwrap();
     let e = Request::parse(&pairs, Granularity::Day).unwrap_err();
     assert_eq!(e[0].code, ErrorCode::BadArgument);
 }
@@ -55,8 +64,13 @@ fn day_granularity_repository_rejects_seconds() {
 #[test]
 fn valid_requests() {
     assert_eq!(parse("verb=Identify").unwrap(), Request::Identify);
-    let r = parse("verb=ListRecords&metadataPrefix=oai_dc&from=2002-02-05&until=2002-02-05&set=mime:image").unwrap();
-    let Request::ListRecords(ListArgs::Select(s)) = r else { panic!("{r:?}") };
+    let r = parse(
+        "verb=ListRecords&metadataPrefix=oai_dc&from=2002-02-05&until=2002-02-05&set=mime:image",
+    )
+    .unwrap();
+    let Request::ListRecords(ListArgs::Select(s)) = r else {
+        panic!("{r:?}")
+    };
     assert_eq!(s.from.unwrap().to_string(), "2002-02-05T00:00:00Z");
     assert_eq!(s.until.unwrap().to_string(), "2002-02-05T23:59:59Z");
     assert!(s.admits(Datestamp::parse_request("2002-02-05T12:00:00Z").unwrap().0));

@@ -60,7 +60,12 @@ impl Fetched {
 }
 
 /// Writes the `didl:DIDL` element of one file, streaming its bytes as Base64.
-pub(crate) async fn write_didl(sink: &mut Sink, entry: &Entry, identifier: &str, fetched: Fetched) -> Result<(), Halt> {
+pub(crate) async fn write_didl(
+    sink: &mut Sink,
+    entry: &Entry,
+    identifier: &str,
+    fetched: Fetched,
+) -> Result<(), Halt> {
     open_item(&mut sink.xml, identifier);
     let mime: &str = &entry.mime;
     let (status, headers, body) = match fetched {
@@ -74,13 +79,17 @@ pub(crate) async fn write_didl(sink: &mut Sink, entry: &Entry, identifier: &str,
     write_headers(&mut sink.xml, status, headers.as_ref());
     if let Some(body) = body {
         sink.xml.start("didl:Component", &[]);
-        sink.xml.start("didl:Resource", &[("mimeType", mime), ("encoding", "base64")]);
+        sink.xml.start(
+            "didl:Resource",
+            &[("mimeType", mime), ("encoding", "base64")],
+        );
         stream_base64(sink, body).await?;
         sink.xml.end("didl:Resource");
         sink.xml.end("didl:Component");
     }
     sink.xml.start("didl:Component", &[]);
-    sink.xml.empty("didl:Resource", &[("mimeType", mime), ("ref", identifier)]);
+    sink.xml
+        .empty("didl:Resource", &[("mimeType", mime), ("ref", identifier)]);
     sink.xml.end("didl:Component");
     sink.xml.end("didl:Item");
     sink.xml.end("didl:DIDL");
@@ -102,7 +111,10 @@ fn open_item(x: &mut Xml, identifier: &str) {
     );
     x.start("didl:Item", &[]);
     x.start("didl:Descriptor", &[]);
-    x.start("didl:Statement", &[("mimeType", "application/xml; charset=utf-8")]);
+    x.start(
+        "didl:Statement",
+        &[("mimeType", "application/xml; charset=utf-8")],
+    );
     x.leaf("dii:Identifier", &[], identifier);
     x.end("didl:Statement");
     x.end("didl:Descriptor");
@@ -111,7 +123,10 @@ fn open_item(x: &mut Xml, identifier: &str) {
 /// The response headers of a plain GET, hop-by-hop headers left out (RFC 9110 §7.6.1).
 fn write_headers(x: &mut Xml, status: Option<StatusCode>, headers: Option<&HeaderMap>) {
     x.start("didl:Descriptor", &[]);
-    x.start("didl:Statement", &[("mimeType", "application/xml; charset=utf-8")]);
+    x.start(
+        "didl:Statement",
+        &[("mimeType", "application/xml; charset=utf-8")],
+    );
     let status = status.map(|s| s.as_u16().to_string());
     match &status {
         Some(s) => x.start("modoai:httpResponse", &[("status", s)]),
@@ -121,7 +136,11 @@ fn write_headers(x: &mut Xml, status: Option<StatusCode>, headers: Option<&Heade
         if is_hop_by_hop(name.as_str()) {
             continue;
         }
-        x.leaf("modoai:header", &[("name", name.as_str())], &String::from_utf8_lossy(value.as_bytes()));
+        x.leaf(
+            "modoai:header",
+            &[("name", name.as_str())],
+            &String::from_utf8_lossy(value.as_bytes()),
+        );
     }
     x.end("modoai:httpResponse");
     x.end("didl:Statement");
@@ -129,7 +148,16 @@ fn write_headers(x: &mut Xml, status: Option<StatusCode>, headers: Option<&Heade
 }
 
 fn is_hop_by_hop(name: &str) -> bool {
-    matches!(name, "connection" | "keep-alive" | "transfer-encoding" | "te" | "trailer" | "upgrade" | "proxy-connection")
+    matches!(
+        name,
+        "connection"
+            | "keep-alive"
+            | "transfer-encoding"
+            | "te"
+            | "trailer"
+            | "upgrade"
+            | "proxy-connection"
+    )
 }
 
 /// Encodes the body frame by frame, carrying at most two bytes between runs.
@@ -138,7 +166,9 @@ async fn stream_base64(sink: &mut Sink, mut body: InnerBody) -> Result<(), Halt>
     let mut encoded = String::with_capacity(RUN / 3 * 4 + 4);
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(Halt::Failed)?;
-        let Ok(data) = frame.into_data() else { continue };
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
         pending.extend_from_slice(&data);
         while pending.len() >= RUN || (pending.len() >= 3 && pending.len() % 3 == 0) {
             let take = (pending.len().min(RUN) / 3) * 3;

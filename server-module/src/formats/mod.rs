@@ -63,13 +63,29 @@ pub(crate) fn dcmi_type(mime: &str) -> &'static str {
         "video" => "MovingImage",
         "audio" => "Sound",
         "text" if matches!(sub, "csv" | "tab-separated-values") => "Dataset",
-        "text" if matches!(sub, "javascript" | "x-python" | "x-shellscript" | "x-c" | "x-rust") => "Software",
+        "text"
+            if matches!(
+                sub,
+                "javascript" | "x-python" | "x-shellscript" | "x-c" | "x-rust"
+            ) =>
+        {
+            "Software"
+        }
         "text" => "Text",
         "application" => match sub {
-            "pdf" | "msword" | "rtf" | "xhtml+xml" | "epub+zip" | "postscript" | "vnd.oasis.opendocument.text"
+            "pdf"
+            | "msword"
+            | "rtf"
+            | "xhtml+xml"
+            | "epub+zip"
+            | "postscript"
+            | "vnd.oasis.opendocument.text"
             | "vnd.openxmlformats-officedocument.wordprocessingml.document" => "Text",
-            "javascript" | "wasm" | "x-sh" | "x-executable" | "java-archive" | "x-elf" | "x-msdownload" => "Software",
-            "zip" | "x-tar" | "gzip" | "x-7z-compressed" | "x-bzip2" | "x-xz" | "zstd" => "Collection",
+            "javascript" | "wasm" | "x-sh" | "x-executable" | "java-archive" | "x-elf"
+            | "x-msdownload" => "Software",
+            "zip" | "x-tar" | "gzip" | "x-7z-compressed" | "x-bzip2" | "x-xz" | "zstd" => {
+                "Collection"
+            }
             _ => "Dataset",
         },
         _ => "Dataset",

@@ -106,8 +106,16 @@ impl Holdings {
         self.live_paths_under("")
     }
 
-    pub(super) fn page(&self, filter: &Filter, after: Option<&Key>, limit: usize) -> Vec<Arc<Entry>> {
-        self.keys(filter, after).take(limit).filter_map(|k| self.order.get(&k).cloned()).collect()
+    pub(super) fn page(
+        &self,
+        filter: &Filter,
+        after: Option<&Key>,
+        limit: usize,
+    ) -> Vec<Arc<Entry>> {
+        self.keys(filter, after)
+            .take(limit)
+            .filter_map(|k| self.order.get(&k).cloned())
+            .collect()
     }
 
     pub(super) fn count(&self, filter: &Filter) -> u64 {
@@ -116,7 +124,11 @@ impl Holdings {
 
     /// Keys matching `filter` after `after`, in order. A set index turns a set filter into a
     /// range walk, so a page of a rare set never visits the rest of the site.
-    fn keys<'a>(&'a self, filter: &Filter, after: Option<&Key>) -> Box<dyn Iterator<Item = Key> + 'a> {
+    fn keys<'a>(
+        &'a self,
+        filter: &Filter,
+        after: Option<&Key>,
+    ) -> Box<dyn Iterator<Item = Key> + 'a> {
         let empty: Arc<str> = Arc::from("");
         let lower = match (after, filter.from) {
             (Some(k), _) => Bound::Excluded(k.clone()),
@@ -126,11 +138,19 @@ impl Holdings {
         let until = filter.until;
         let within = move |k: &Key| until.is_none_or(|u| k.0 <= u);
         match filter.set.as_ref().map(|s| s.as_str()) {
-            None | Some(MIME_ROOT) => {
-                Box::new(self.order.range((lower, Bound::Unbounded)).map(|(k, _)| k.clone()).take_while(within))
-            }
+            None | Some(MIME_ROOT) => Box::new(
+                self.order
+                    .range((lower, Bound::Unbounded))
+                    .map(|(k, _)| k.clone())
+                    .take_while(within),
+            ),
             Some(spec) => match self.by_set.get(spec) {
-                Some(members) => Box::new(members.range((lower, Bound::Unbounded)).cloned().take_while(within)),
+                Some(members) => Box::new(
+                    members
+                        .range((lower, Bound::Unbounded))
+                        .cloned()
+                        .take_while(within),
+                ),
                 None => Box::new(std::iter::empty()),
             },
         }

@@ -69,7 +69,12 @@ impl Index {
     }
 
     /// Up to `limit` records matching `filter` that follow `after` in the stable order.
-    pub(crate) fn page(&self, filter: &Filter, after: Option<&Key>, limit: usize) -> Vec<Arc<Entry>> {
+    pub(crate) fn page(
+        &self,
+        filter: &Filter,
+        after: Option<&Key>,
+        limit: usize,
+    ) -> Vec<Arc<Entry>> {
         self.read().page(filter, after, limit)
     }
 

@@ -18,7 +18,11 @@ use super::holdings::Stamp;
 
 /// Everything of a path segment but unreserved characters (RFC 3986 §2.3) is percent-encoded,
 /// which gives each file one canonical identifier.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 /// A file that may become a record once the site agrees to serve it.
 #[derive(Debug, Clone)]
@@ -48,11 +52,17 @@ pub(crate) fn is_visible(rel: &Path) -> bool {
 
 /// Walks `root` (whose canonical form is `canonical_root`) and calls `each` for every candidate.
 /// Runs on a blocking thread.
-pub(crate) fn walk(root: &Path, canonical_root: &Path, below: &Path, mut each: impl FnMut(Candidate) -> bool) {
+pub(crate) fn walk(
+    root: &Path,
+    canonical_root: &Path,
+    below: &Path,
+    mut each: impl FnMut(Candidate) -> bool,
+) {
     let start = root.join(below);
-    let walker = WalkDir::new(&start).follow_links(false).into_iter().filter_entry(|e| {
-        e.depth() == 0 || !e.file_name().as_bytes().starts_with(b".")
-    });
+    let walker = WalkDir::new(&start)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().as_bytes().starts_with(b"."));
     for entry in walker {
         let entry = match entry {
             Ok(e) => e,
@@ -61,7 +71,9 @@ pub(crate) fn walk(root: &Path, canonical_root: &Path, below: &Path, mut each: i
                 continue;
             }
         };
-        let Ok(rel) = entry.path().strip_prefix(root) else { continue };
+        let Ok(rel) = entry.path().strip_prefix(root) else {
+            continue;
+        };
         if let Some(c) = candidate(root, canonical_root, rel) {
             if !each(c) {
                 return;
@@ -113,8 +125,14 @@ mod tests {
 
     #[test]
     fn encodes_each_segment() {
-        assert_eq!(encode_path(Path::new("a b/c+d/ü.txt")), "a%20b/c%2Bd/%C3%BC.txt");
-        assert_eq!(encode_path(Path::new(OsStr::from_bytes(b"bad\xffname"))), "bad%FFname");
+        assert_eq!(
+            encode_path(Path::new("a b/c+d/ü.txt")),
+            "a%20b/c%2Bd/%C3%BC.txt"
+        );
+        assert_eq!(
+            encode_path(Path::new(OsStr::from_bytes(b"bad\xffname"))),
+            "bad%FFname"
+        );
     }
 
     #[test]

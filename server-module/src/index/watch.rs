@@ -39,14 +39,28 @@ pub(crate) async fn maintain(index: Arc<Index>, site: Arc<Site>, m: Maintenance)
         }
     };
     // Walk and watch the canonical root, so event paths and walked paths share one prefix.
-    let ctx = Ctx { index: index.clone(), site, root: canonical.clone(), canonical, tombstones: m.tombstones };
+    let ctx = Ctx {
+        index: index.clone(),
+        site,
+        root: canonical.clone(),
+        canonical,
+        tombstones: m.tombstones,
+    };
     let started = std::time::Instant::now();
     ctx.full_scan().await;
     index.set_ready();
-    tracing::info!(records = index.len(), elapsed_ms = started.elapsed().as_millis() as u64, "index ready");
+    tracing::info!(
+        records = index.len(),
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "index ready"
+    );
 
     let (tx, mut rx) = mpsc::unbounded_channel::<PathBuf>();
-    let _watcher = if m.watch { start_watcher(&ctx.root, tx) } else { None };
+    let _watcher = if m.watch {
+        start_watcher(&ctx.root, tx)
+    } else {
+        None
+    };
     let mut ticker = tokio::time::interval(m.rescan);
     ticker.reset();
     loop {
@@ -70,13 +84,20 @@ pub(crate) async fn maintain(index: Arc<Index>, site: Arc<Site>, m: Maintenance)
     }
 }
 
-fn start_watcher(root: &Path, tx: mpsc::UnboundedSender<PathBuf>) -> Option<notify::RecommendedWatcher> {
+fn start_watcher(
+    root: &Path,
+    tx: mpsc::UnboundedSender<PathBuf>,
+) -> Option<notify::RecommendedWatcher> {
     let handler = move |res: notify::Result<notify::Event>| match res {
         Ok(event) => event.paths.into_iter().for_each(|p| drop(tx.send(p))),
-        Err(err) => tracing::warn!(error = %err, "file watcher error; the periodic rescan will catch up"),
+        Err(err) => {
+            tracing::warn!(error = %err, "file watcher error; the periodic rescan will catch up")
+        }
     };
     let mut watcher = notify::recommended_watcher(handler)
-        .inspect_err(|err| tracing::warn!(error = %err, "no file watcher; relying on periodic rescans"))
+        .inspect_err(
+            |err| tracing::warn!(error = %err, "no file watcher; relying on periodic rescans"),
+        )
         .ok()?;
     match watcher.watch(root, RecursiveMode::Recursive) {
         Ok(()) => Some(watcher),
@@ -99,22 +120,43 @@ impl Ctx {
     /// Walks the whole root, updates what changed and sweeps what vanished.
     async fn full_scan(&self) {
         let seen = self.scan_below(Path::new("")).await;
-        let gone: Vec<Arc<str>> = self.index.read().live_paths().into_iter().filter(|p| !seen.contains(p)).collect();
+        let gone: Vec<Arc<str>> = self
+            .index
+            .read()
+            .live_paths()
+            .into_iter()
+            .filter(|p| !seen.contains(p))
+            .collect();
         self.delete(gone);
     }
 
     /// Updates the index for one changed path: a file, a folder, or something that vanished.
     async fn reconcile(&self, abs: &Path) {
-        let Ok(rel) = abs.strip_prefix(&self.root) else { return };
+        let Ok(rel) = abs.strip_prefix(&self.root) else {
+            return;
+        };
         if !rel.as_os_str().is_empty() && !scan::is_visible(rel) {
             return;
         }
         let is_dir = std::fs::symlink_metadata(abs).is_ok_and(|m| m.is_dir());
         let prefix = scan::encode_path(rel);
-        let dir_prefix = if prefix.is_empty() { String::new() } else { format!("{prefix}/") };
-        let seen = if is_dir { self.scan_below(rel).await } else { HashSet::new() };
-        let mut gone: Vec<Arc<str>> =
-            self.index.read().live_paths_under(&dir_prefix).into_iter().filter(|p| !seen.contains(p)).collect();
+        let dir_prefix = if prefix.is_empty() {
+            String::new()
+        } else {
+            format!("{prefix}/")
+        };
+        let seen = if is_dir {
+            self.scan_below(rel).await
+        } else {
+            HashSet::new()
+        };
+        let mut gone: Vec<Arc<str>> = self
+            .index
+            .read()
+            .live_paths_under(&dir_prefix)
+            .into_iter()
+            .filter(|p| !seen.contains(p))
+            .collect();
         if !is_dir {
             match scan::candidate(&self.root, &self.canonical, rel) {
                 Some(c) => self.update(vec![c]).await,
@@ -127,7 +169,8 @@ impl Ctx {
     /// Scans `rel` (a folder, or "" for the root) and returns the paths that are candidates.
     async fn scan_below(&self, rel: &Path) -> HashSet<Arc<str>> {
         let (tx, rx) = mpsc::channel::<Candidate>(1024);
-        let (root, canonical, below) = (self.root.clone(), self.canonical.clone(), rel.to_path_buf());
+        let (root, canonical, below) =
+            (self.root.clone(), self.canonical.clone(), rel.to_path_buf());
         let walker = tokio::task::spawn_blocking(move || {
             scan::walk(&root, &canonical, &below, |c| tx.blocking_send(c).is_ok());
         });
@@ -146,7 +189,13 @@ impl Ctx {
     async fn update(&self, candidates: Vec<Candidate>) {
         let changed: Vec<Candidate> = {
             let h = self.index.read();
-            candidates.into_iter().filter(|c| h.get(&c.path).is_none_or(|e| e.deleted || e.stamp != c.stamp)).collect()
+            candidates
+                .into_iter()
+                .filter(|c| {
+                    h.get(&c.path)
+                        .is_none_or(|e| e.deleted || e.stamp != c.stamp)
+                })
+                .collect()
         };
         let probed: Vec<(Candidate, Option<Option<String>>)> = futures_util::stream::iter(changed)
             .map(|c| async move {
@@ -160,7 +209,9 @@ impl Ctx {
         for (c, served) in probed {
             match served {
                 Some(ty) => {
-                    let mime = ty.or_else(|| crate::mime::sniff(&self.root.join(&c.rel))).unwrap_or_else(|| crate::mime::OCTET_STREAM.to_owned());
+                    let mime = ty
+                        .or_else(|| crate::mime::sniff(&self.root.join(&c.rel)))
+                        .unwrap_or_else(|| crate::mime::OCTET_STREAM.to_owned());
                     h.upsert(entry(c, mime, false));
                 }
                 // The site refuses to serve it: not a record (and no tombstone: it was never served).
@@ -184,17 +235,37 @@ impl Ctx {
             let Some(old) = h.remove(&path) else { continue };
             tracing::debug!(path = %path, "record deleted");
             if self.tombstones && self.index.is_ready() {
-                let stamp = Stamp { size: 0, mtime_ns: 0, inode: 0 };
-                h.upsert(Entry { path: old.path.clone(), rel: old.rel.clone(), datestamp: now, mime: old.mime.clone(), stamp, deleted: true });
+                let stamp = Stamp {
+                    size: 0,
+                    mtime_ns: 0,
+                    inode: 0,
+                };
+                h.upsert(Entry {
+                    path: old.path.clone(),
+                    rel: old.rel.clone(),
+                    datestamp: now,
+                    mime: old.mime.clone(),
+                    stamp,
+                    deleted: true,
+                });
             }
         }
     }
 }
 
 fn entry(c: Candidate, mime: String, deleted: bool) -> Entry {
-    Entry { path: c.path, rel: c.rel, datestamp: c.datestamp, mime: Arc::from(mime), stamp: c.stamp, deleted }
+    Entry {
+        path: c.path,
+        rel: c.rel,
+        datestamp: c.datestamp,
+        mime: Arc::from(mime),
+        stamp: c.stamp,
+        deleted,
+    }
 }
 
-fn tokio_stream_from<T: Send + 'static>(mut rx: mpsc::Receiver<T>) -> impl futures_util::Stream<Item = T> {
+fn tokio_stream_from<T: Send + 'static>(
+    mut rx: mpsc::Receiver<T>,
+) -> impl futures_util::Stream<Item = T> {
     futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
 }

@@ -9,7 +9,9 @@ use http_body::Body;
 use http_body_util::{BodyExt, Limited};
 use modoai_protocol::request::Selection;
 use modoai_protocol::setspec::{mime_set_name, MIME_ROOT};
-use modoai_protocol::{form, Datestamp, ErrorCode, Granularity, ListArgs, OaiError, Request as Oai, SetSpec, Verb};
+use modoai_protocol::{
+    form, Datestamp, ErrorCode, Granularity, ListArgs, OaiError, Request as Oai, SetSpec, Verb,
+};
 
 use super::response::{self, Halt, OaiBody, Sink};
 use super::token::Token;
@@ -38,7 +40,10 @@ where
         Err(res) => return res,
     };
     if !repo.index.is_ready() {
-        return response::unavailable(RETRY_WHILE_INDEXING, "the site index is being built; retry shortly\n");
+        return response::unavailable(
+            RETRY_WHILE_INDEXING,
+            "the site index is being built; retry shortly\n",
+        );
     }
     let request = match Oai::parse(&pairs, Granularity::Seconds) {
         Ok(r) => r,
@@ -46,11 +51,16 @@ where
     };
     let outcome = match request {
         Oai::Identify => Ok(identify(&repo, &pairs)),
-        Oai::ListMetadataFormats { identifier } => list_formats(&repo, &pairs, identifier.as_deref()),
+        Oai::ListMetadataFormats { identifier } => {
+            list_formats(&repo, &pairs, identifier.as_deref())
+        }
         Oai::ListSets { resumption_token } => list_sets(&repo, &pairs, resumption_token.as_deref()),
         Oai::ListIdentifiers(args) => list(&repo, &pairs, Verb::ListIdentifiers, args),
         Oai::ListRecords(args) => list(&repo, &pairs, Verb::ListRecords, args),
-        Oai::GetRecord { identifier, metadata_prefix } => get_record(&repo, &pairs, &identifier, &metadata_prefix).await,
+        Oai::GetRecord {
+            identifier,
+            metadata_prefix,
+        } => get_record(&repo, &pairs, &identifier, &metadata_prefix).await,
     };
     outcome.unwrap_or_else(|e| response::errors(&repo.base_url, &pairs, &[e]))
 }
@@ -68,24 +78,45 @@ where
     match parts.method {
         Method::GET | Method::HEAD => {}
         Method::POST => {
-            let form = parts.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(crate::mime::essence);
+            let form = parts
+                .headers
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .map(crate::mime::essence);
             if form.as_deref() != Some("application/x-www-form-urlencoded") {
-                return Err(response::http_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "POST requires application/x-www-form-urlencoded\n"));
+                return Err(response::http_error(
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    "POST requires application/x-www-form-urlencoded\n",
+                ));
             }
             let bytes = match Limited::new(body, MAX_FORM).collect().await {
                 Ok(c) => c.to_bytes(),
-                Err(_) => return Err(response::http_error(StatusCode::PAYLOAD_TOO_LARGE, "request body too large or unreadable\n")),
+                Err(_) => {
+                    return Err(response::http_error(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        "request body too large or unreadable\n",
+                    ))
+                }
             };
             raw.push(b'&');
             raw.extend_from_slice(&bytes);
         }
         _ => {
             let mut res = response::http_error(StatusCode::METHOD_NOT_ALLOWED, "use GET or POST\n");
-            res.headers_mut().insert(http::header::ALLOW, http::HeaderValue::from_static("GET, HEAD, POST"));
+            res.headers_mut().insert(
+                http::header::ALLOW,
+                http::HeaderValue::from_static("GET, HEAD, POST"),
+            );
             return Err(res);
         }
     }
-    form::parse_bytes(&raw).map_err(|e| response::errors(&repo.base_url, &[], &[OaiError::bad_argument(e.to_string())]))
+    form::parse_bytes(&raw).map_err(|e| {
+        response::errors(
+            &repo.base_url,
+            &[],
+            &[OaiError::bad_argument(e.to_string())],
+        )
+    })
 }
 
 fn identify(repo: &Repository, pairs: &Pairs) -> Response<OaiBody> {
@@ -100,13 +131,21 @@ fn identify(repo: &Repository, pairs: &Pairs) -> Response<OaiBody> {
     }
     let earliest = repo.index.earliest().unwrap_or_else(Datestamp::now);
     x.leaf("earliestDatestamp", &[], &earliest.to_string());
-    x.leaf("deletedRecord", &[], if c.deleted_records { "transient" } else { "no" });
+    x.leaf(
+        "deletedRecord",
+        &[],
+        if c.deleted_records { "transient" } else { "no" },
+    );
     x.leaf("granularity", &[], Granularity::Seconds.as_str());
     x.end("Identify");
     response::complete(x)
 }
 
-fn list_formats(repo: &Repository, pairs: &Pairs, identifier: Option<&str>) -> Result<Response<OaiBody>, OaiError> {
+fn list_formats(
+    repo: &Repository,
+    pairs: &Pairs,
+    identifier: Option<&str>,
+) -> Result<Response<OaiBody>, OaiError> {
     if let Some(id) = identifier {
         repo.entry(id)?;
     }
@@ -123,10 +162,17 @@ fn list_formats(repo: &Repository, pairs: &Pairs, identifier: Option<&str>) -> R
     Ok(response::complete(x))
 }
 
-fn list_sets(repo: &Repository, pairs: &Pairs, token: Option<&str>) -> Result<Response<OaiBody>, OaiError> {
+fn list_sets(
+    repo: &Repository,
+    pairs: &Pairs,
+    token: Option<&str>,
+) -> Result<Response<OaiBody>, OaiError> {
     let specs = repo.index.set_specs();
     if specs.is_empty() {
-        return Err(OaiError::new(ErrorCode::NoSetHierarchy, "the repository holds no records, so it has no sets"));
+        return Err(OaiError::new(
+            ErrorCode::NoSetHierarchy,
+            "the repository holds no records, so it has no sets",
+        ));
     }
     let resumed = token.map(|t| decode(repo, t, Verb::ListSets)).transpose()?;
     let (start, size) = match &resumed {
@@ -134,7 +180,9 @@ fn list_sets(repo: &Repository, pairs: &Pairs, token: Option<&str>) -> Result<Re
         None => (0, specs.len() as u64),
     };
     let page: Vec<&String> = specs[start..].iter().take(repo.config.page_size).collect();
-    let last = page.last().map(|s| (Datestamp::from_unix(0), s.to_string()));
+    let last = page
+        .last()
+        .map(|s| (Datestamp::from_unix(0), s.to_string()));
     let more = start + page.len() < specs.len();
     let mut x = response::open(&repo.base_url, pairs);
     x.start("ListSets", &[]);
@@ -156,7 +204,15 @@ fn list_sets(repo: &Repository, pairs: &Pairs, token: Option<&str>) -> Result<Re
         size,
         issued: Datestamp::now(),
     });
-    write_token(repo, &mut x, resumed.is_some(), cursor, page.len(), size, next.as_ref());
+    write_token(
+        repo,
+        &mut x,
+        resumed.is_some(),
+        cursor,
+        page.len(),
+        size,
+        next.as_ref(),
+    );
     x.end("ListSets");
     Ok(response::complete(x))
 }
@@ -171,16 +227,28 @@ struct ListState {
     resumed: bool,
 }
 
-fn list(repo: &Arc<Repository>, pairs: &Pairs, verb: Verb, args: ListArgs) -> Result<Response<OaiBody>, OaiError> {
+fn list(
+    repo: &Arc<Repository>,
+    pairs: &Pairs,
+    verb: Verb,
+    args: ListArgs,
+) -> Result<Response<OaiBody>, OaiError> {
     let state = match args {
         ListArgs::Resume(t) => resume(repo, &t, verb)?,
         ListArgs::Select(sel) => select(repo, sel)?,
     };
-    let candidates = repo.index.page(&state.filter, state.after.as_ref(), repo.config.page_size + 1);
+    let candidates = repo.index.page(
+        &state.filter,
+        state.after.as_ref(),
+        repo.config.page_size + 1,
+    );
     let with_records = verb == Verb::ListRecords;
     let taken = take_page(repo, &state, &candidates, with_records);
     if taken == 0 {
-        return Err(OaiError::new(ErrorCode::NoRecordsMatch, "no records remain in this list"));
+        return Err(OaiError::new(
+            ErrorCode::NoRecordsMatch,
+            "no records remain in this list",
+        ));
     }
     let page: Vec<Arc<Entry>> = candidates[..taken].to_vec();
     let next = (candidates.len() > taken).then(|| Token {
@@ -197,7 +265,15 @@ fn list(repo: &Arc<Repository>, pairs: &Pairs, verb: Verb, args: ListArgs) -> Re
     let mut x = response::open(&repo.base_url, pairs);
     x.start(verb.as_str(), &[]);
     let tail = move |repo: &Repository, x: &mut Xml| {
-        write_token(repo, x, state.resumed, state.cursor, taken, state.size, next.as_ref());
+        write_token(
+            repo,
+            x,
+            state.resumed,
+            state.cursor,
+            taken,
+            state.size,
+            next.as_ref(),
+        );
         x.end(verb.as_str());
     };
     if !with_records || state.format == Format::Dc {
@@ -214,7 +290,11 @@ fn list(repo: &Arc<Repository>, pairs: &Pairs, verb: Verb, args: ListArgs) -> Re
     let repo = repo.clone();
     Ok(response::streaming(x, move |mut sink| async move {
         for e in &page {
-            let fetched = if e.deleted { None } else { Some(Fetched::fetch(&repo.site, e, repo.config.inline_max).await) };
+            let fetched = if e.deleted {
+                None
+            } else {
+                Some(Fetched::fetch(&repo.site, e, repo.config.inline_max).await)
+            };
             if let Err(halt) = write_record_didl(&repo, &mut sink, e, fetched).await {
                 return (sink, Err(halt));
             }
@@ -226,7 +306,12 @@ fn list(repo: &Arc<Repository>, pairs: &Pairs, verb: Verb, args: ListArgs) -> Re
 
 /// How many of `candidates` fit on this page: at most the page size, and for records, no more
 /// than the byte budget allows (but always at least one).
-fn take_page(repo: &Repository, state: &ListState, candidates: &[Arc<Entry>], with_records: bool) -> usize {
+fn take_page(
+    repo: &Repository,
+    state: &ListState,
+    candidates: &[Arc<Entry>],
+    with_records: bool,
+) -> usize {
     let c = &repo.config;
     if !with_records {
         return candidates.len().min(c.page_size);
@@ -246,11 +331,23 @@ fn take_page(repo: &Repository, state: &ListState, candidates: &[Arc<Entry>], wi
 
 fn resume(repo: &Repository, token: &str, verb: Verb) -> Result<ListState, OaiError> {
     let t = decode(repo, token, verb)?;
-    let format = Format::from_prefix(&t.prefix).ok_or_else(|| OaiError::new(ErrorCode::BadResumptionToken, "unknown format in token"))?;
-    let set = t.set.as_deref().map(|s| SetSpec::parse(s).ok_or_else(|| OaiError::new(ErrorCode::BadResumptionToken, "bad set in token"))).transpose()?;
+    let format = Format::from_prefix(&t.prefix)
+        .ok_or_else(|| OaiError::new(ErrorCode::BadResumptionToken, "unknown format in token"))?;
+    let set = t
+        .set
+        .as_deref()
+        .map(|s| {
+            SetSpec::parse(s)
+                .ok_or_else(|| OaiError::new(ErrorCode::BadResumptionToken, "bad set in token"))
+        })
+        .transpose()?;
     Ok(ListState {
         format,
-        filter: Filter { from: t.from, until: t.until, set },
+        filter: Filter {
+            from: t.from,
+            until: t.until,
+            set,
+        },
         after: Some((t.last.0, t.last.1.as_str().into())),
         cursor: t.cursor,
         size: t.size,
@@ -259,41 +356,92 @@ fn resume(repo: &Repository, token: &str, verb: Verb) -> Result<ListState, OaiEr
 }
 
 fn select(repo: &Repository, sel: Selection) -> Result<ListState, OaiError> {
-    let format = Format::from_prefix(&sel.metadata_prefix)
-        .ok_or_else(|| OaiError::new(ErrorCode::CannotDisseminateFormat, "this repository does not disseminate that metadataPrefix"))?;
-    let filter = Filter { from: sel.from, until: sel.until, set: sel.set };
-    if filter.set.as_ref().is_some_and(|s| !SetSpec::parse(MIME_ROOT).is_some_and(|root| root.contains(s.as_str()))) {
-        return Err(OaiError::new(ErrorCode::NoRecordsMatch, "no such set in this repository"));
+    let format = Format::from_prefix(&sel.metadata_prefix).ok_or_else(|| {
+        OaiError::new(
+            ErrorCode::CannotDisseminateFormat,
+            "this repository does not disseminate that metadataPrefix",
+        )
+    })?;
+    let filter = Filter {
+        from: sel.from,
+        until: sel.until,
+        set: sel.set,
+    };
+    if filter
+        .set
+        .as_ref()
+        .is_some_and(|s| !SetSpec::parse(MIME_ROOT).is_some_and(|root| root.contains(s.as_str())))
+    {
+        return Err(OaiError::new(
+            ErrorCode::NoRecordsMatch,
+            "no such set in this repository",
+        ));
     }
     let size = repo.index.count(&filter);
     if size == 0 {
-        return Err(OaiError::new(ErrorCode::NoRecordsMatch, "no records match the request"));
+        return Err(OaiError::new(
+            ErrorCode::NoRecordsMatch,
+            "no records match the request",
+        ));
     }
-    Ok(ListState { format, filter, after: None, cursor: 0, size, resumed: false })
+    Ok(ListState {
+        format,
+        filter,
+        after: None,
+        cursor: 0,
+        size,
+        resumed: false,
+    })
 }
 
 fn decode(repo: &Repository, token: &str, verb: Verb) -> Result<Token, OaiError> {
-    repo.tokens.decode(token, verb, Datestamp::now()).map_err(|e| OaiError::new(ErrorCode::BadResumptionToken, e.to_string()))
+    repo.tokens
+        .decode(token, verb, Datestamp::now())
+        .map_err(|e| OaiError::new(ErrorCode::BadResumptionToken, e.to_string()))
 }
 
 /// The resumptionToken element (§3.5): a token while the list goes on, an empty element on the
 /// last page of a list that had several, nothing for a list that fit one page.
-fn write_token(repo: &Repository, x: &mut Xml, resumed: bool, cursor: u64, n: usize, size: u64, next: Option<&Token>) {
-    let complete = size.max(cursor + n as u64 + u64::from(next.is_some())).to_string();
+fn write_token(
+    repo: &Repository,
+    x: &mut Xml,
+    resumed: bool,
+    cursor: u64,
+    n: usize,
+    size: u64,
+    next: Option<&Token>,
+) {
+    let complete = size
+        .max(cursor + n as u64 + u64::from(next.is_some()))
+        .to_string();
     let cursor = cursor.to_string();
     match next {
         Some(t) => {
             let expires = repo.tokens.expires(t.issued).to_string();
-            let attrs = [("expirationDate", expires.as_str()), ("completeListSize", &complete), ("cursor", &cursor)];
+            let attrs = [
+                ("expirationDate", expires.as_str()),
+                ("completeListSize", &complete),
+                ("cursor", &cursor),
+            ];
             x.leaf("resumptionToken", &attrs, &repo.tokens.encode(t));
         }
-        None if resumed => x.empty("resumptionToken", &[("completeListSize", &complete), ("cursor", &cursor)]),
+        None if resumed => x.empty(
+            "resumptionToken",
+            &[("completeListSize", &complete), ("cursor", &cursor)],
+        ),
         None => {}
     }
 }
 
 fn write_header(repo: &Repository, x: &mut Xml, e: &Entry) {
-    x.start("header", if e.deleted { &[("status", "deleted")] } else { &[] });
+    x.start(
+        "header",
+        if e.deleted {
+            &[("status", "deleted")]
+        } else {
+            &[]
+        },
+    );
     x.leaf("identifier", &[], &repo.identifier(e));
     x.leaf("datestamp", &[], &e.datestamp.to_string());
     for spec in e.set_specs() {
@@ -313,7 +461,12 @@ fn write_record_dc(repo: &Repository, x: &mut Xml, e: &Entry) {
     x.end("record");
 }
 
-async fn write_record_didl(repo: &Repository, sink: &mut Sink, e: &Entry, fetched: Option<Fetched>) -> Result<(), Halt> {
+async fn write_record_didl(
+    repo: &Repository,
+    sink: &mut Sink,
+    e: &Entry,
+    fetched: Option<Fetched>,
+) -> Result<(), Halt> {
     sink.xml.start("record", &[]);
     write_header(repo, &mut sink.xml, e);
     if let Some(fetched) = fetched {
@@ -325,10 +478,19 @@ async fn write_record_didl(repo: &Repository, sink: &mut Sink, e: &Entry, fetche
     sink.flush().await
 }
 
-async fn get_record(repo: &Arc<Repository>, pairs: &Pairs, identifier: &str, prefix: &str) -> Result<Response<OaiBody>, OaiError> {
+async fn get_record(
+    repo: &Arc<Repository>,
+    pairs: &Pairs,
+    identifier: &str,
+    prefix: &str,
+) -> Result<Response<OaiBody>, OaiError> {
     let e = repo.entry(identifier)?;
-    let format = Format::from_prefix(prefix)
-        .ok_or_else(|| OaiError::new(ErrorCode::CannotDisseminateFormat, "this repository does not disseminate that metadataPrefix"))?;
+    let format = Format::from_prefix(prefix).ok_or_else(|| {
+        OaiError::new(
+            ErrorCode::CannotDisseminateFormat,
+            "this repository does not disseminate that metadataPrefix",
+        )
+    })?;
     let mut x = response::open(&repo.base_url, pairs);
     x.start("GetRecord", &[]);
     if e.deleted || format == Format::Dc {
@@ -340,8 +502,18 @@ async fn get_record(repo: &Arc<Repository>, pairs: &Pairs, identifier: &str, pre
     let fetched = Fetched::fetch(&repo.site, &e, repo.config.inline_max).await;
     match fetched.status() {
         Some(s) if s.is_success() => {}
-        Some(_) => return Err(OaiError::new(ErrorCode::IdDoesNotExist, "the site no longer serves this file")),
-        None => return Ok(response::http_error(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n")),
+        Some(_) => {
+            return Err(OaiError::new(
+                ErrorCode::IdDoesNotExist,
+                "the site no longer serves this file",
+            ))
+        }
+        None => {
+            return Ok(response::http_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal error\n",
+            ))
+        }
     }
     let repo = repo.clone();
     Ok(response::streaming(x, move |mut sink| async move {

@@ -28,11 +28,21 @@ pub(crate) struct Repository {
 
 impl Repository {
     pub(crate) fn new(config: Config, index: Arc<Index>, site: Arc<Site>) -> Self {
-        let secret = config.token_secret.clone().unwrap_or_else(|| rand::random::<[u8; 32]>().to_vec());
+        let secret = config
+            .token_secret
+            .clone()
+            .unwrap_or_else(|| rand::random::<[u8; 32]>().to_vec());
         let tokens = TokenCodec::new(secret, config.token_ttl.as_secs() as i64);
         let base_url = config.oai_base_url();
         let id_prefix = identifier_prefix(&config.base_url);
-        Repository { config, index, site, tokens, base_url, id_prefix }
+        Repository {
+            config,
+            index,
+            site,
+            tokens,
+            base_url,
+            id_prefix,
+        }
     }
 
     /// The item identifier of a record: the URL the site serves the file at.
@@ -47,7 +57,12 @@ impl Repository {
         identifier
             .strip_prefix(&self.id_prefix)
             .and_then(|path| self.index.get(path))
-            .ok_or_else(|| OaiError::new(modoai_protocol::ErrorCode::IdDoesNotExist, "no record has this identifier"))
+            .ok_or_else(|| {
+                OaiError::new(
+                    modoai_protocol::ErrorCode::IdDoesNotExist,
+                    "no record has this identifier",
+                )
+            })
     }
 }
 
@@ -57,5 +72,10 @@ fn identifier_prefix(base: &http::Uri) -> String {
     if !path.ends_with('/') {
         path.push('/');
     }
-    format!("{}://{}{}", base.scheme_str().unwrap_or("http"), base.authority().map_or("", |a| a.as_str()), path)
+    format!(
+        "{}://{}{}",
+        base.scheme_str().unwrap_or("http"),
+        base.authority().map_or("", |a| a.as_str()),
+        path
+    )
 }

@@ -28,7 +28,11 @@ pub(crate) fn open(base_url: &str, echo: &[(String, String)]) -> Xml {
     let schema_location = format!("{} {}", ns::OAI_PMH, ns::OAI_PMH_XSD);
     x.start(
         "OAI-PMH",
-        &[("xmlns", ns::OAI_PMH), ("xmlns:xsi", ns::XSI), ("xsi:schemaLocation", &schema_location)],
+        &[
+            ("xmlns", ns::OAI_PMH),
+            ("xmlns:xsi", ns::XSI),
+            ("xsi:schemaLocation", &schema_location),
+        ],
     );
     x.leaf("responseDate", &[], &Datestamp::now().to_string());
     let attrs: Vec<(&str, &str)> = echo.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
@@ -48,7 +52,11 @@ pub(crate) fn complete(mut x: Xml) -> Response<OaiBody> {
 }
 
 /// An error response; the request element keeps its attributes only where §3.2 allows it.
-pub(crate) fn errors(base_url: &str, pairs: &[(String, String)], errors: &[OaiError]) -> Response<OaiBody> {
+pub(crate) fn errors(
+    base_url: &str,
+    pairs: &[(String, String)],
+    errors: &[OaiError],
+) -> Response<OaiBody> {
     let hide = errors.iter().any(|e| e.code.hides_request_arguments());
     let mut x = open(base_url, if hide { &[] } else { pairs });
     for e in errors {
@@ -59,24 +67,40 @@ pub(crate) fn errors(base_url: &str, pairs: &[(String, String)], errors: &[OaiEr
 
 /// 503 with a numeric Retry-After, the flow control harvesters and the validator expect (§3.1.2.1).
 pub(crate) fn unavailable(retry_after_secs: u32, why: &'static str) -> Response<OaiBody> {
-    let mut res = Response::new(Full::new(Bytes::from_static(why.as_bytes())).map_err(|e| match e {}).boxed_unsync());
+    let mut res = Response::new(
+        Full::new(Bytes::from_static(why.as_bytes()))
+            .map_err(|e| match e {})
+            .boxed_unsync(),
+    );
     *res.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
-    res.headers_mut().insert(RETRY_AFTER, retry_after_secs.into());
-    res.headers_mut().insert(CONTENT_TYPE, http::HeaderValue::from_static("text/plain; charset=UTF-8"));
+    res.headers_mut()
+        .insert(RETRY_AFTER, retry_after_secs.into());
+    res.headers_mut().insert(
+        CONTENT_TYPE,
+        http::HeaderValue::from_static("text/plain; charset=UTF-8"),
+    );
     res
 }
 
 /// A plain HTTP error outside the protocol (wrong method, oversized body).
 pub(crate) fn http_error(status: StatusCode, why: &'static str) -> Response<OaiBody> {
-    let mut res = Response::new(Full::new(Bytes::from_static(why.as_bytes())).map_err(|e| match e {}).boxed_unsync());
+    let mut res = Response::new(
+        Full::new(Bytes::from_static(why.as_bytes()))
+            .map_err(|e| match e {})
+            .boxed_unsync(),
+    );
     *res.status_mut() = status;
-    res.headers_mut().insert(CONTENT_TYPE, http::HeaderValue::from_static("text/plain; charset=UTF-8"));
+    res.headers_mut().insert(
+        CONTENT_TYPE,
+        http::HeaderValue::from_static("text/plain; charset=UTF-8"),
+    );
     res
 }
 
 fn xml_response(body: OaiBody) -> Response<OaiBody> {
     let mut res = Response::new(body);
-    res.headers_mut().insert(CONTENT_TYPE, http::HeaderValue::from_static(TEXT_XML));
+    res.headers_mut()
+        .insert(CONTENT_TYPE, http::HeaderValue::from_static(TEXT_XML));
     res
 }
 
@@ -140,7 +164,9 @@ where
         }
     });
     let frames = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|item| (item.map(http_body::Frame::data), rx))
+        rx.recv()
+            .await
+            .map(|item| (item.map(http_body::Frame::data), rx))
     });
     xml_response(StreamBody::new(frames).boxed_unsync())
 }

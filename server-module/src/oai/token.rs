@@ -54,7 +54,9 @@ pub(crate) struct TokenCodec {
 
 impl std::fmt::Debug for TokenCodec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TokenCodec").field("ttl_secs", &self.ttl_secs).finish_non_exhaustive()
+        f.debug_struct("TokenCodec")
+            .field("ttl_secs", &self.ttl_secs)
+            .finish_non_exhaustive()
     }
 }
 
@@ -89,9 +91,12 @@ impl TokenCodec {
         let (payload, mac) = s.split_once('.').ok_or(TokenError::Malformed)?;
         let payload = B64.decode(payload).map_err(|_| TokenError::Malformed)?;
         let mac = B64.decode(mac).map_err(|_| TokenError::Malformed)?;
-        let mut check = Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes keys of any length");
+        let mut check =
+            Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes keys of any length");
         check.update(&payload);
-        check.verify_truncated_left(&mac).map_err(|_| TokenError::Forged)?;
+        check
+            .verify_truncated_left(&mac)
+            .map_err(|_| TokenError::Forged)?;
         if mac.len() != MAC_LEN {
             return Err(TokenError::Forged);
         }
@@ -106,7 +111,8 @@ impl TokenCodec {
     }
 
     fn mac(&self, payload: &[u8]) -> Vec<u8> {
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes keys of any length");
+        let mut mac =
+            Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes keys of any length");
         mac.update(payload);
         mac.finalize().into_bytes()[..MAC_LEN].to_vec()
     }
@@ -174,7 +180,17 @@ fn parse(payload: &[u8]) -> Option<Token> {
     let set = Some(r.string()?).filter(|s| !s.is_empty());
     let last = (Datestamp::from_unix(r.i64()?), r.string()?);
     let (cursor, size, issued) = (r.u64()?, r.u64()?, Datestamp::from_unix(r.i64()?));
-    r.0.is_empty().then_some(Token { verb, prefix, from, until, set, last, cursor, size, issued })
+    r.0.is_empty().then_some(Token {
+        verb,
+        prefix,
+        from,
+        until,
+        set,
+        last,
+        cursor,
+        size,
+        issued,
+    })
 }
 
 #[cfg(test)]
@@ -199,7 +215,11 @@ mod tests {
     fn round_trip_and_alphabet() {
         let codec = TokenCodec::new(b"secret".to_vec(), 3600);
         let s = codec.encode(&sample());
-        assert!(s.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)), "{s}");
+        assert!(
+            s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)),
+            "{s}"
+        );
         let now = Datestamp::from_unix(1_700_000_200);
         assert_eq!(codec.decode(&s, Verb::ListRecords, now), Ok(sample()));
     }
@@ -209,17 +229,32 @@ mod tests {
         let codec = TokenCodec::new(b"secret".to_vec(), 3600);
         let s = codec.encode(&sample());
         let now = Datestamp::from_unix(1_700_000_200);
-        assert_eq!(codec.decode("junk", Verb::ListRecords, now), Err(TokenError::Malformed));
-        assert_eq!(codec.decode(&s, Verb::ListIdentifiers, now), Err(TokenError::WrongVerb));
+        assert_eq!(
+            codec.decode("junk", Verb::ListRecords, now),
+            Err(TokenError::Malformed)
+        );
+        assert_eq!(
+            codec.decode(&s, Verb::ListIdentifiers, now),
+            Err(TokenError::WrongVerb)
+        );
         let late = Datestamp::from_unix(1_700_000_100 + 3601);
-        assert_eq!(codec.decode(&s, Verb::ListRecords, late), Err(TokenError::Expired));
+        assert_eq!(
+            codec.decode(&s, Verb::ListRecords, late),
+            Err(TokenError::Expired)
+        );
         let other = TokenCodec::new(b"other".to_vec(), 3600);
-        assert_eq!(other.decode(&s, Verb::ListRecords, now), Err(TokenError::Forged));
+        assert_eq!(
+            other.decode(&s, Verb::ListRecords, now),
+            Err(TokenError::Forged)
+        );
         let mut tampered = s.clone().into_bytes();
         tampered[3] = if tampered[3] == b'A' { b'B' } else { b'A' };
         let tampered = String::from_utf8(tampered).unwrap();
         assert!(codec.decode(&tampered, Verb::ListRecords, now).is_err());
         let (payload, _) = s.split_once('.').unwrap();
-        assert_eq!(codec.decode(&format!("{payload}.AAAA"), Verb::ListRecords, now), Err(TokenError::Forged));
+        assert_eq!(
+            codec.decode(&format!("{payload}.AAAA"), Verb::ListRecords, now),
+            Err(TokenError::Forged)
+        );
     }
 }

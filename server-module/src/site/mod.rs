@@ -50,7 +50,11 @@ impl SiteService {
         if !real.strip_prefix(&self.canonical).is_ok_and(is_visible) {
             return None;
         }
-        let file = if real.is_dir() { full.join("index.html") } else { full };
+        let file = if real.is_dir() {
+            full.join("index.html")
+        } else {
+            full
+        };
         let meta = regular_file_meta(&file, &self.canonical)?;
         Some((file, meta))
     }
@@ -59,7 +63,8 @@ impl SiteService {
 /// The relative path a URL path names: percent-decoded once, every segment a visible name.
 /// `..`, dot-names, NUL, backslashes and empty segments (but a trailing `/`) are refused.
 fn decode_path(url_path: &str) -> Option<PathBuf> {
-    let bytes: Vec<u8> = percent_encoding::percent_decode_str(url_path.strip_prefix('/')?).collect();
+    let bytes: Vec<u8> =
+        percent_encoding::percent_decode_str(url_path.strip_prefix('/')?).collect();
     if bytes.contains(&0) || bytes.contains(&b'\\') {
         return None;
     }
@@ -71,14 +76,26 @@ fn decode_path(url_path: &str) -> Option<PathBuf> {
 
 /// A strong validator from the file's mtime (with nanoseconds) and size, nginx-style.
 fn etag(meta: &std::fs::Metadata) -> String {
-    format!("\"{:x}.{:x}-{:x}\"", meta.mtime(), meta.mtime_nsec(), meta.len())
+    format!(
+        "\"{:x}.{:x}-{:x}\"",
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.len()
+    )
 }
 
 fn status(code: StatusCode) -> Response<SiteBody> {
     let text = code.canonical_reason().unwrap_or("error");
-    let mut res = Response::new(Full::new(Bytes::from(format!("{text}\n"))).map_err(|e| match e {}).boxed_unsync());
+    let mut res = Response::new(
+        Full::new(Bytes::from(format!("{text}\n")))
+            .map_err(|e| match e {})
+            .boxed_unsync(),
+    );
     *res.status_mut() = code;
-    res.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=UTF-8"));
+    res.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=UTF-8"),
+    );
     res
 }
 
@@ -101,21 +118,33 @@ impl SiteService {
     async fn serve<B: Send + 'static>(self, req: Request<B>) -> Response<SiteBody> {
         if !matches!(*req.method(), Method::GET | Method::HEAD) {
             let mut res = status(StatusCode::METHOD_NOT_ALLOWED);
-            res.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+            res.headers_mut()
+                .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
             return res;
         }
         let path = req.uri().path().to_owned();
-        let found = tokio::task::spawn_blocking(move || self.resolve(&path).map(|(p, m)| (p.clone(), m, crate::mime::detect(&p))));
-        let Ok(Some((file, meta, mime))) = found.await else { return status(StatusCode::NOT_FOUND) };
+        let found = tokio::task::spawn_blocking(move || {
+            self.resolve(&path)
+                .map(|(p, m)| (p.clone(), m, crate::mime::detect(&p)))
+        });
+        let Ok(Some((file, meta, mime))) = found.await else {
+            return status(StatusCode::NOT_FOUND);
+        };
         let etag = etag(&meta);
         let not_modified = req
             .headers()
             .get(IF_NONE_MATCH)
             .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.split(',').any(|t| matches!(t.trim().trim_start_matches("W/"), t if t == etag || t == "*")));
+            .is_some_and(|v| {
+                v.split(',').any(
+                    |t| matches!(t.trim().trim_start_matches("W/"), t if t == etag || t == "*"),
+                )
+            });
         if not_modified {
             let mut res = status(StatusCode::NOT_MODIFIED);
-            *res.body_mut() = Full::new(Bytes::new()).map_err(|e| match e {}).boxed_unsync();
+            *res.body_mut() = Full::new(Bytes::new())
+                .map_err(|e| match e {})
+                .boxed_unsync();
             res.headers_mut().remove(CONTENT_TYPE);
             insert(&mut res, ETAG, &etag);
             if let Ok(mtime) = meta.modified() {
@@ -127,10 +156,25 @@ impl SiteService {
     }
 }
 
-async fn serve_file<B: Send + 'static>(file: &Path, mime: &str, etag: &str, req: Request<B>) -> Response<SiteBody> {
-    let mime_value = HeaderValue::from_str(mime).unwrap_or(HeaderValue::from_static(crate::mime::OCTET_STREAM));
+async fn serve_file<B: Send + 'static>(
+    file: &Path,
+    mime: &str,
+    etag: &str,
+    req: Request<B>,
+) -> Response<SiteBody> {
+    let mime_value =
+        HeaderValue::from_str(mime).unwrap_or(HeaderValue::from_static(crate::mime::OCTET_STREAM));
     let req = req.map(|_| http_body_util::Empty::<Bytes>::new());
-    let Ok(res) = ServeFile::new_with_mime(file, &mime_value.to_str().unwrap_or_default().parse().unwrap_or(mime_guess::mime::APPLICATION_OCTET_STREAM)).oneshot(req).await;
+    let Ok(res) = ServeFile::new_with_mime(
+        file,
+        &mime_value
+            .to_str()
+            .unwrap_or_default()
+            .parse()
+            .unwrap_or(mime_guess::mime::APPLICATION_OCTET_STREAM),
+    )
+    .oneshot(req)
+    .await;
     let mut res = res.map(|b| b.map_err(BoxError::from).boxed_unsync());
     if res.status().is_success() {
         insert(&mut res, ETAG, etag);
@@ -151,10 +195,23 @@ mod tests {
 
     #[test]
     fn hostile_paths() {
-        for bad in ["/../etc/passwd", "/a/../../x", "/%2e%2e/x", "/a%2f..%2f..%2fx", "/.git/config", "/a%00b", "/a%5c..%5cb", "/a//b", "relative"] {
+        for bad in [
+            "/../etc/passwd",
+            "/a/../../x",
+            "/%2e%2e/x",
+            "/a%2f..%2f..%2fx",
+            "/.git/config",
+            "/a%00b",
+            "/a%5c..%5cb",
+            "/a//b",
+            "relative",
+        ] {
             assert!(decode_path(bad).is_none(), "{bad}");
         }
-        assert_eq!(decode_path("/a%20b/c.txt"), Some(PathBuf::from("a b/c.txt")));
+        assert_eq!(
+            decode_path("/a%20b/c.txt"),
+            Some(PathBuf::from("a b/c.txt"))
+        );
         assert_eq!(decode_path("/"), Some(PathBuf::new()));
         assert_eq!(decode_path("/dir/"), Some(PathBuf::from("dir")));
     }

@@ -1,0 +1,296 @@
+//! A streaming parser for one OAI-PMH response page.
+//!
+//! [`PageParser`] pulls [`PageEvent`]s from any [`BufRead`]: one record, header, set or format at
+//! a time, so a page is never held in memory as a whole. Elements are matched by namespace and
+//! local name, so `<oai:ListRecords xmlns:oai="http://www.openarchives.org/OAI/2.0/">` works like
+//! `<ListRecords>` (string matching missed that in inveniosoftware/invenio#2300).
+//!
+//! The parser is strict about syntax and lenient about content. A page that is not well-formed
+//! XML, contains a character XML 1.0 forbids, is not an OAI-PMH document (an HTML error page), or
+//! ends before `</OAI-PMH>` is a [`ParseError`]: peers that recovered from such pages silently lost
+//! the rest of a harvest (mloesch/sickle PR #55, #58). Missing or odd *values* (a header without a
+//! datestamp, a token without `cursor`) are passed on as they are, for the harvester to judge.
+//! Anything after `</OAI-PMH>` is never read: servers append PHP notices there
+//! (findsorguk/findsorguk#843).
+//!
+//! ```
+//! use modoai_harvester::parse::{PageEvent, PageParser};
+//! use modoai_protocol::ErrorCode;
+//!
+//! let page = r#"<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/">
+//!   <responseDate>2024-05-01T12:00:00Z</responseDate>
+//!   <request>http://example.org/oai</request>
+//!   <error code="noRecordsMatch">nothing changed since then</error>
+//! </OAI-PMH>"#;
+//! let events = PageParser::new(page.as_bytes()).collect::<Result<Vec<_>, _>>()?;
+//! assert!(matches!(&events[1], PageEvent::Error(e) if e.code == ErrorCode::NoRecordsMatch));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod check;
+mod error;
+mod event;
+mod items;
+mod xml;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::io::BufRead;
+
+use modoai_protocol::{Datestamp, Verb};
+
+pub use error::ParseError;
+pub use event::{Header, Identify, PageEvent, Record, ResumptionToken};
+
+use xml::{Element, Token, XmlSource};
+
+/// Where the parser is in the document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Before the root element.
+    Prolog,
+    /// Inside `<OAI-PMH>`, between its children.
+    Envelope,
+    /// Inside a list verb element (`ListRecords`, `GetRecord`, …), between items.
+    List,
+    /// `</OAI-PMH>` has been read.
+    Done,
+}
+
+/// Pulls the items of one OAI-PMH response out of a byte stream.
+///
+/// Call [`next_event`](Self::next_event) until it returns `Ok(None)`, which it does only after a
+/// complete `</OAI-PMH>`. It is fused on errors: once it has returned an error it returns the same
+/// error again. As an [`Iterator`] it yields that error once and then ends.
+pub struct PageParser<R> {
+    source: XmlSource<R>,
+    state: State,
+    verb: Option<Verb>,
+    has_payload: bool,
+    failure: Option<ParseError>,
+}
+
+impl<R: BufRead> PageParser<R> {
+    /// A parser reading the page from `reader`. Wrap unbuffered sources in a `BufReader`.
+    pub fn new(reader: R) -> Self {
+        PageParser {
+            source: XmlSource::new(reader),
+            state: State::Prolog,
+            verb: None,
+            has_payload: false,
+            failure: None,
+        }
+    }
+
+    /// The next item of the page; `Ok(None)` once `</OAI-PMH>` has been read.
+    pub fn next_event(&mut self) -> Result<Option<PageEvent>, ParseError> {
+        if let Some(error) = &self.failure {
+            return Err(error.clone());
+        }
+        let result = self.advance();
+        if let Err(error) = &result {
+            self.failure = Some(error.clone());
+        }
+        result
+    }
+
+    /// The verb element of the response, once the parser has reached it. `None` for error pages.
+    pub fn verb(&self) -> Option<Verb> {
+        self.verb
+    }
+
+    /// True once the whole envelope, up to `</OAI-PMH>`, has been read without error.
+    pub fn is_complete(&self) -> bool {
+        self.state == State::Done
+    }
+
+    /// Bytes of input consumed so far.
+    pub fn position(&self) -> u64 {
+        self.source.position()
+    }
+
+    /// The underlying reader, positioned after the last byte the parser consumed.
+    pub fn into_inner(self) -> R {
+        self.source.into_inner()
+    }
+}
+
+impl<R> fmt::Debug for PageParser<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PageParser")
+            .field("state", &self.state)
+            .field("verb", &self.verb)
+            .field("position", &self.source.position())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: BufRead> Iterator for PageParser<R> {
+    type Item = Result<PageEvent, ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failure.is_some() {
+            return None;
+        }
+        self.next_event().transpose()
+    }
+}
+
+// The state machine; the item parsers are in `items`.
+impl<R: BufRead> PageParser<R> {
+    fn advance(&mut self) -> Result<Option<PageEvent>, ParseError> {
+        loop {
+            let event = match self.state {
+                State::Done => return Ok(None),
+                State::Prolog => self.root().map(|()| None)?,
+                State::Envelope | State::List => self.step()?,
+            };
+            if event.is_some() {
+                return Ok(event);
+            }
+        }
+    }
+
+    /// Finds the root element; it must be `OAI-PMH` in the OAI-PMH namespace (§3.2).
+    fn root(&mut self) -> Result<(), ParseError> {
+        let position = self.source.position();
+        let found = match self.source.next()? {
+            Token::Text(text) if text.trim().is_empty() => return Ok(()),
+            Token::Open(root) if root.oai() == Some("OAI-PMH") => {
+                self.state = State::Envelope;
+                return if root.empty { self.finish() } else { Ok(()) };
+            }
+            Token::Open(root) => {
+                let found = format!("the root element is `{}`", root.clark_name());
+                return Err(ParseError::NotOaiPmh {
+                    found,
+                    position: root.position,
+                });
+            }
+            Token::Text(text) => format!("text {:?} instead of a root element", snippet(&text)),
+            Token::Close | Token::Eof => "no root element".to_owned(),
+        };
+        Err(ParseError::NotOaiPmh { found, position })
+    }
+
+    fn step(&mut self) -> Result<Option<PageEvent>, ParseError> {
+        match self.source.next()? {
+            Token::Open(element) => self.open(&element),
+            Token::Close if self.state == State::List => {
+                self.state = State::Envelope;
+                Ok(None)
+            }
+            Token::Close => self.finish().map(|()| None),
+            Token::Text(_) => Ok(None),
+            Token::Eof => Err(self.source.truncated()),
+        }
+    }
+
+    /// `</OAI-PMH>`: the page is complete if it carried a verb element or an error.
+    fn finish(&mut self) -> Result<(), ParseError> {
+        if !self.has_payload {
+            return Err(ParseError::NoPayload {
+                position: self.source.position(),
+            });
+        }
+        self.state = State::Done;
+        Ok(())
+    }
+
+    fn open(&mut self, el: &Element) -> Result<Option<PageEvent>, ParseError> {
+        let event = match (self.state, el.oai()) {
+            (State::Envelope, Some("responseDate")) => {
+                Datestamp::parse_lenient(&self.text(el)?).map(PageEvent::ResponseDate)
+            }
+            (State::Envelope, Some("error")) => Some(self.error(el)?),
+            (State::Envelope, Some(name)) => match name.parse::<Verb>() {
+                Ok(verb) => self.enter(el, verb)?,
+                Err(_) => self.skip(el).map(|()| None)?,
+            },
+            (State::List, Some("record")) => Some(PageEvent::Record(self.record(el)?)),
+            (State::List, Some("header")) => Some(PageEvent::Header(self.header(el)?)),
+            (State::List, Some("set")) => {
+                let [spec, name] = self.fields(el, ["setSpec", "setName"])?;
+                Some(PageEvent::Set { spec, name })
+            }
+            (State::List, Some("metadataFormat")) => {
+                let names = ["metadataPrefix", "schema", "metadataNamespace"];
+                let [prefix, schema, namespace] = self.fields(el, names)?;
+                Some(PageEvent::Format {
+                    prefix,
+                    schema,
+                    namespace,
+                })
+            }
+            (State::List, Some("resumptionToken")) => Some(PageEvent::Token(self.token(el)?)),
+            _ => self.skip(el).map(|()| None)?,
+        };
+        Ok(event)
+    }
+
+    /// The verb element: Identify is one item, the others contain a list.
+    fn enter(&mut self, el: &Element, verb: Verb) -> Result<Option<PageEvent>, ParseError> {
+        self.verb = Some(verb);
+        self.has_payload = true;
+        if verb == Verb::Identify {
+            return self
+                .identify(el)
+                .map(|identify| Some(PageEvent::Identify(identify)));
+        }
+        if !el.empty {
+            self.state = State::List;
+        }
+        Ok(None)
+    }
+
+    /// Calls `visit` for each child element of `parent`, then consumes its end tag. `visit`
+    /// must read the child up to and including the child's own end tag.
+    fn each_child(
+        &mut self,
+        parent: &Element,
+        mut visit: impl FnMut(&mut Self, Element) -> Result<(), ParseError>,
+    ) -> Result<(), ParseError> {
+        if parent.empty {
+            return Ok(());
+        }
+        loop {
+            match self.source.next()? {
+                Token::Open(child) => visit(self, child)?,
+                Token::Close => return Ok(()),
+                Token::Text(_) => {}
+                Token::Eof => return Err(self.source.truncated()),
+            }
+        }
+    }
+
+    /// The element's own text, trimmed; child elements are skipped.
+    fn text(&mut self, el: &Element) -> Result<String, ParseError> {
+        let mut text = String::new();
+        if el.empty {
+            return Ok(text);
+        }
+        loop {
+            match self.source.next()? {
+                Token::Text(piece) => text.push_str(&piece),
+                Token::Open(child) => self.skip(&child)?,
+                Token::Close => break,
+                Token::Eof => return Err(self.source.truncated()),
+            }
+        }
+        Ok(text.trim().to_owned())
+    }
+
+    fn skip(&mut self, el: &Element) -> Result<(), ParseError> {
+        if el.empty {
+            return Ok(());
+        }
+        self.source.skip_content()
+    }
+}
+
+/// The start of a text, for messages about what came instead of XML.
+fn snippet(text: &str) -> String {
+    text.trim().chars().take(60).collect()
+}

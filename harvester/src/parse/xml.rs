@@ -1,0 +1,278 @@
+//! A checked token stream over quick-xml's `NsReader`: elements named by namespace and local
+//! name, text with references resolved, every event checked by [`check`](super::check).
+
+use std::io::BufRead;
+
+use modoai_protocol::ns;
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::name::{Namespace, PrefixDeclaration, ResolveResult};
+use quick_xml::{NsReader, Writer};
+
+use super::check::{decoded, first_invalid, read, resolve_ref, xml_error};
+use super::ParseError;
+
+/// The namespace of an element.
+#[derive(Debug)]
+enum Ns {
+    Oai,
+    Other(String),
+    None,
+}
+
+/// An opened element: its name and, for OAI-PMH elements, its unprefixed attributes.
+#[derive(Debug)]
+pub(crate) struct Element {
+    local: String,
+    ns: Ns,
+    /// `<name/>`: there is no content and no end tag to read.
+    pub(crate) empty: bool,
+    /// Where the start tag begins.
+    pub(crate) position: u64,
+    attrs: Vec<(String, String)>,
+}
+
+impl Element {
+    /// The local name, if the element is in the OAI-PMH namespace.
+    pub(crate) fn oai(&self) -> Option<&str> {
+        matches!(self.ns, Ns::Oai).then_some(self.local.as_str())
+    }
+
+    /// An unprefixed attribute of an OAI-PMH element, unescaped.
+    pub(crate) fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The name in Clark notation, `{namespace}local`, for messages.
+    pub(crate) fn clark_name(&self) -> String {
+        match &self.ns {
+            Ns::Oai => format!("{{{}}}{}", ns::OAI_PMH, self.local),
+            Ns::Other(uri) => format!("{{{uri}}}{}", self.local),
+            Ns::None => self.local.clone(),
+        }
+    }
+}
+
+/// One step through the document, with markup that carries no data (comments, processing
+/// instructions, the XML declaration, a DOCTYPE) already dropped.
+#[derive(Debug)]
+pub(crate) enum Token {
+    Open(Element),
+    Close,
+    /// Character data with references resolved; one element's text may come in several pieces.
+    Text(String),
+    Eof,
+}
+
+/// How deep elements may nest. quick-xml counts namespace scopes in a `u16`, which overflows at
+/// 65,536 levels; real pages stay below a few dozen.
+pub(crate) const MAX_DEPTH: usize = 4096;
+
+/// The document being read.
+pub(crate) struct XmlSource<R> {
+    reader: NsReader<R>,
+    buf: Vec<u8>,
+    /// Open elements, counted here so that [`MAX_DEPTH`] is enforced before quick-xml's counter.
+    depth: usize,
+}
+
+impl<R> XmlSource<R> {
+    /// Bytes consumed so far.
+    pub(crate) fn position(&self) -> u64 {
+        self.reader.buffer_position()
+    }
+}
+
+impl<R: BufRead> XmlSource<R> {
+    pub(crate) fn new(reader: R) -> Self {
+        XmlSource {
+            reader: NsReader::from_reader(reader),
+            buf: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    pub(crate) fn into_inner(self) -> R {
+        self.reader.into_inner()
+    }
+
+    /// The error for input that ends inside the envelope.
+    pub(crate) fn truncated(&self) -> ParseError {
+        ParseError::Truncated {
+            position: self.position(),
+            source: None,
+        }
+    }
+
+    pub(crate) fn next(&mut self) -> Result<Token, ParseError> {
+        loop {
+            let start = self.reader.buffer_position();
+            self.buf.clear();
+            let token = match read(&mut self.reader, &mut self.buf, &mut self.depth, start)? {
+                Event::Start(e) => Token::Open(element(&self.reader, &e, false, start)?),
+                Event::Empty(e) => Token::Open(element(&self.reader, &e, true, start)?),
+                Event::End(_) => Token::Close,
+                Event::Text(t) => Token::Text(decoded(t.xml10_content(), start)?),
+                Event::CData(t) => Token::Text(decoded(t.xml10_content(), start)?),
+                Event::GeneralRef(r) => Token::Text(resolve_ref(&r, start)?.into_owned()),
+                Event::Eof => Token::Eof,
+                Event::Comment(_) | Event::PI(_) | Event::Decl(_) | Event::DocType(_) => continue,
+            };
+            return Ok(token);
+        }
+    }
+
+    /// Reads past the end tag of the element just opened, checking everything on the way.
+    pub(crate) fn skip_content(&mut self) -> Result<(), ParseError> {
+        let mut depth = 0usize;
+        loop {
+            let start = self.reader.buffer_position();
+            self.buf.clear();
+            match read(&mut self.reader, &mut self.buf, &mut self.depth, start)? {
+                Event::Start(_) => depth += 1,
+                Event::End(_) if depth == 0 => return Ok(()),
+                Event::End(_) => depth -= 1,
+                Event::GeneralRef(r) => {
+                    resolve_ref(&r, start)?;
+                }
+                Event::Eof => return Err(self.truncated()),
+                _ => {}
+            }
+        }
+    }
+
+    /// Reads past the end tag of the element just opened and returns its content as XML text.
+    ///
+    /// Markup and escapes are written back as read. Each top-level child element also gets the
+    /// namespace bindings in scope that it does not declare itself, so the text stands alone.
+    /// Whitespace between top-level children is dropped.
+    pub(crate) fn copy_content(&mut self) -> Result<String, ParseError> {
+        let mut out = Writer::new(Vec::new());
+        let mut depth = 0usize;
+        loop {
+            let start = self.reader.buffer_position();
+            self.buf.clear();
+            let event = match read(&mut self.reader, &mut self.buf, &mut self.depth, start)? {
+                Event::End(_) if depth == 0 => break,
+                Event::End(e) => {
+                    depth -= 1;
+                    Event::End(e)
+                }
+                Event::Start(e) => {
+                    depth += 1;
+                    Event::Start(standalone(&self.reader, e, depth == 1))
+                }
+                Event::Empty(e) => Event::Empty(standalone(&self.reader, e, depth == 0)),
+                Event::Text(t) if depth == 0 && t.iter().all(u8::is_ascii_whitespace) => continue,
+                Event::GeneralRef(r) => {
+                    resolve_ref(&r, start)?;
+                    Event::GeneralRef(r)
+                }
+                Event::Decl(_) | Event::DocType(_) => continue,
+                Event::Eof => return Err(self.truncated()),
+                other => other,
+            };
+            // Writing to a Vec cannot fail.
+            let _ = out.write_event(event);
+        }
+        // Every byte written was checked to be UTF-8 when it was read, or is ASCII markup.
+        Ok(String::from_utf8(out.into_inner()).expect("re-serialised XML is UTF-8"))
+    }
+}
+
+fn element<R>(
+    reader: &NsReader<R>,
+    e: &BytesStart<'_>,
+    empty: bool,
+    position: u64,
+) -> Result<Element, ParseError> {
+    let (resolved, local) = reader.resolve_element(e.name());
+    let ns = match resolved {
+        ResolveResult::Bound(Namespace(uri)) if uri == ns::OAI_PMH.as_bytes() => Ns::Oai,
+        ResolveResult::Bound(Namespace(uri)) => Ns::Other(lossy(uri)),
+        ResolveResult::Unbound | ResolveResult::Unknown(_) => Ns::None,
+    };
+    let attrs = match ns {
+        Ns::Oai => attributes(e, position)?,
+        _ => Vec::new(),
+    };
+    Ok(Element {
+        local: lossy(local.as_ref()),
+        ns,
+        empty,
+        position,
+        attrs,
+    })
+}
+
+/// The unprefixed attributes, unescaped and checked: OAI-PMH's own attributes have no prefix.
+fn attributes(e: &BytesStart<'_>, position: u64) -> Result<Vec<(String, String)>, ParseError> {
+    let mut out = Vec::new();
+    for attr in e.attributes() {
+        let attr = attr.map_err(|err| xml_error(err.into(), position))?;
+        if attr.key.prefix().is_some() || attr.key.as_namespace_binding().is_some() {
+            continue;
+        }
+        let value = attr
+            .unescape_value()
+            .map_err(|err| xml_error(err, position))?;
+        if let Some((_, character)) = first_invalid(&value) {
+            return Err(ParseError::InvalidChar {
+                character,
+                position,
+            });
+        }
+        out.push((lossy(attr.key.as_ref()), value.into_owned()));
+    }
+    Ok(out)
+}
+
+/// Adds to a top-level element of a copied fragment the bindings in scope that it lacks.
+fn standalone<'a, R>(reader: &NsReader<R>, mut e: BytesStart<'a>, top: bool) -> BytesStart<'a> {
+    if !top {
+        return e;
+    }
+    let declared: Vec<Vec<u8>> = e
+        .attributes()
+        .with_checks(false)
+        .flatten()
+        .filter(|a| a.key.as_namespace_binding().is_some())
+        .map(|a| a.key.as_ref().to_vec())
+        .collect();
+    let missing: Vec<(Vec<u8>, Vec<u8>)> = reader
+        .resolver()
+        .bindings()
+        .map(|(prefix, uri)| (binding_key(prefix), quote_safe(uri.0)))
+        .filter(|(key, _)| !declared.contains(key))
+        .collect();
+    for (key, value) in &missing {
+        e.push_attribute((key.as_slice(), value.as_slice()));
+    }
+    e
+}
+
+fn binding_key(prefix: PrefixDeclaration<'_>) -> Vec<u8> {
+    match prefix {
+        PrefixDeclaration::Default => b"xmlns".to_vec(),
+        PrefixDeclaration::Named(p) => [b"xmlns:", p].concat(),
+    }
+}
+
+/// A raw attribute value as read, made safe for double quotes (it may come from `'…'`).
+fn quote_safe(raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw.len());
+    for &b in raw {
+        match b {
+            b'"' => out.extend_from_slice(b"&quot;"),
+            _ => out.push(b),
+        }
+    }
+    out
+}
+
+/// Bytes already checked to be UTF-8.
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}

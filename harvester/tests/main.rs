@@ -1,0 +1,3 @@
+//! Integration tests of modoai-harvester, one module per area.
+
+mod parse;
