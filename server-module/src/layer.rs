@@ -19,6 +19,10 @@ use crate::service::OaiPmh;
 /// add no route of your own at the OAI path, or wrap the whole router instead
 /// (`OaiPmhLayer::new(config).layer(router)`).
 ///
+/// The index is built on the first OAI-PMH request, which is answered 503 with Retry-After until
+/// the index is ready. To build it at start-up instead, start it with the site service once:
+/// `layer.clone().layer(ServeDir::new("public")).start()` (see [`OaiPmh::start`]).
+///
 /// ```no_run
 /// use axum::Router;
 /// use modoai::{Config, OaiPmhLayer};
