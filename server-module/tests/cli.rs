@@ -37,51 +37,41 @@ fn serve_prints_the_urls_to_open_and_stops_on_sigterm() {
     assert!(status.success(), "SIGTERM is a clean shutdown: {status}");
 }
 
+/// Runs `modoai serve ARGS` on a free port, expects exit code 2, returns what it printed on stderr.
+fn refused(args: &[&std::ffi::OsStr]) -> String {
+    let out = modoai()
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 #[test]
 fn configuration_errors_name_the_file_line_and_key() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("modoai.toml");
     std::fs::write(&file, "[oai]\npage-size = 10\npage-sise = 3\n").unwrap();
-    let out = modoai()
-        .args([
-            "serve",
-            "--root",
-            ".",
-            "--listen",
-            "127.0.0.1:0",
-            "--config",
-        ])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused(&[
+        "--root".as_ref(),
+        ".".as_ref(),
+        "--config".as_ref(),
+        file.as_os_str(),
+    ]);
     assert!(
         err.contains("modoai.toml") && err.contains("line 3") && err.contains("page-sise"),
         "{err}"
     );
-
-    let out = modoai()
-        .args([
-            "serve",
-            "--root",
-            ".",
-            "--listen",
-            "127.0.0.1:0",
-            "--admin-email",
-            "root@localhost",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("admin e-mail"));
-
-    let out = modoai()
-        .args(["serve", "--root", "/no/such/dir"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/dir"));
+    let err = refused(&[
+        "--root".as_ref(),
+        ".".as_ref(),
+        "--admin-email".as_ref(),
+        "root@localhost".as_ref(),
+    ]);
+    assert!(err.contains("admin e-mail"), "{err}");
+    let err = refused(&["--root".as_ref(), "/no/such/dir".as_ref()]);
+    assert!(err.contains("/no/such/dir"), "{err}");
 }
 
 #[test]

@@ -67,28 +67,18 @@ pub(crate) fn errors(
 
 /// 503 with a numeric Retry-After, the flow control harvesters and the validator expect (§3.1.2.1).
 pub(crate) fn unavailable(retry_after_secs: u32, why: &'static str) -> Response<OaiBody> {
-    let mut res = Response::new(
-        Full::new(Bytes::from_static(why.as_bytes()))
-            .map_err(|e| match e {})
-            .boxed_unsync(),
-    );
-    *res.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    let mut res = http_error(StatusCode::SERVICE_UNAVAILABLE, why);
     res.headers_mut()
         .insert(RETRY_AFTER, retry_after_secs.into());
-    res.headers_mut().insert(
-        CONTENT_TYPE,
-        http::HeaderValue::from_static("text/plain; charset=UTF-8"),
-    );
     res
 }
 
-/// A plain HTTP error outside the protocol (wrong method, oversized body).
+/// A plain-text HTTP error outside the protocol (wrong method, oversized body, flow control).
 pub(crate) fn http_error(status: StatusCode, why: &'static str) -> Response<OaiBody> {
-    let mut res = Response::new(
-        Full::new(Bytes::from_static(why.as_bytes()))
-            .map_err(|e| match e {})
-            .boxed_unsync(),
-    );
+    let body = Full::new(Bytes::from_static(why.as_bytes()))
+        .map_err(|e| match e {})
+        .boxed_unsync();
+    let mut res = Response::new(body);
     *res.status_mut() = status;
     res.headers_mut().insert(
         CONTENT_TYPE,
