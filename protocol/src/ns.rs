@@ -22,7 +22,12 @@ pub const DII: &str = "urn:mpeg:mpeg21:2002:01-DII-NS";
 /// The project's own namespace for HTTP headers and CRATE metadata inside DIDL statements.
 pub const MODOAI: &str = "urn:modoai:ns:2026";
 
+/// The project's CRATE namespace: tool outputs inside `oai_crate` records (`schemas/crate.xsd`).
+pub const CRATE: &str = "urn:modoai:crate:2026";
+
 /// The metadataPrefix of Dublin Core, which every item supports (§3.4).
 pub const PREFIX_OAI_DC: &str = "oai_dc";
 /// The metadataPrefix of the file as an MPEG-21 DIDL complex object.
 pub const PREFIX_OAI_DIDL: &str = "oai_didl";
+/// The metadataPrefix of a CRATE: the DIDL of `oai_didl` plus the output of metadata tools.
+pub const PREFIX_OAI_CRATE: &str = "oai_crate";

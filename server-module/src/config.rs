@@ -33,6 +33,7 @@ pub struct Config {
     pub(crate) rescan_interval: Duration,
     pub(crate) watch: bool,
     pub(crate) deleted_records: bool,
+    pub(crate) plugins: Option<crate::Plugins>,
 }
 
 /// A setting that cannot work.
@@ -90,6 +91,7 @@ impl Config {
             rescan_interval: Duration::from_secs(300),
             watch: true,
             deleted_records: true,
+            plugins: None,
         })
     }
 
@@ -201,6 +203,12 @@ impl Config {
         self
     }
 
+    /// The metadata tools of `oai_crate`. Without them the repository does not offer `oai_crate`.
+    pub fn plugins(mut self, plugins: crate::Plugins) -> Self {
+        self.plugins = Some(plugins);
+        self
+    }
+
     /// The document root.
     pub fn root(&self) -> &Path {
         &self.root
@@ -274,6 +282,8 @@ pub struct ServerSection {
     pub listen: Option<String>,
     /// Public URL of the document root.
     pub base_url: Option<String>,
+    /// The plugins file of oai_crate.
+    pub plugins: Option<PathBuf>,
 }
 
 /// `[oai]` of the configuration file; see the [`Config`] methods of the same names.

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use modoai::{Config, FileConfig, OaiSection};
+use modoai::{Config, FileConfig, OaiSection, Plugins};
 
 #[derive(Parser)]
 #[command(
@@ -22,7 +22,28 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serve a document root over HTTP, with OAI-PMH on the route (default /modoai).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
+    /// Inspect the metadata tools of oai_crate.
+    #[command(subcommand)]
+    Plugins(PluginsCommand),
+}
+
+#[derive(Subcommand)]
+enum PluginsCommand {
+    /// Each plugin's program, version and health; exit code 2 if any is missing or broken.
+    Check {
+        /// The plugins file.
+        #[arg(long, default_value = "plugins.toml")]
+        plugins: PathBuf,
+    },
+    /// Which plugins apply to a file, and why.
+    Explain {
+        /// The file.
+        file: PathBuf,
+        /// The plugins file.
+        #[arg(long, default_value = "plugins.toml")]
+        plugins: PathBuf,
+    },
 }
 
 #[derive(Parser)]
@@ -40,6 +61,9 @@ struct ServeArgs {
     /// A TOML configuration file (see README: Configuration).
     #[arg(long)]
     config: Option<PathBuf>,
+    /// The metadata tools of oai_crate (see plugins.toml); without it, oai_crate is not offered.
+    #[arg(long)]
+    plugins: Option<PathBuf>,
     /// Records per list page.
     #[arg(long)]
     page_size: Option<usize>,
@@ -76,8 +100,11 @@ fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    let Command::Serve(args) = Cli::parse().command;
-    match run(args) {
+    let result = match Cli::parse().command {
+        Command::Serve(args) => run(*args),
+        Command::Plugins(cmd) => plugins(cmd),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("modoai: {err:#}");
@@ -129,6 +156,26 @@ async fn run(args: ServeArgs) -> anyhow::Result<()> {
         config.oai_base_url()
     );
     modoai::serve(listener, config, shutdown).await?;
+    Ok(())
+}
+
+/// `modoai plugins check|explain`.
+#[tokio::main]
+async fn plugins(cmd: PluginsCommand) -> anyhow::Result<()> {
+    match cmd {
+        PluginsCommand::Check { plugins } => {
+            let p = Plugins::load(&plugins).await?;
+            print!("{}", p.check_report());
+            anyhow::ensure!(p.all_healthy(), "some plugins are missing or broken");
+        }
+        PluginsCommand::Explain { file, plugins } => {
+            let p = Plugins::load(&plugins).await?;
+            let meta = std::fs::metadata(&file).with_context(|| format!("{}", file.display()))?;
+            anyhow::ensure!(meta.is_file(), "{} is not a regular file", file.display());
+            println!("{}", file.display());
+            print!("{}", p.explain(&modoai::mime::detect(&file), meta.len()));
+        }
+    }
     Ok(())
 }
 

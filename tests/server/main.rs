@@ -1,6 +1,7 @@
 //! End-to-end tests of the standalone server and the Layer: every verb and error, schemas,
 //! paging, the DIDL payload, what is and is not a record, index upkeep, and real peers.
 
+mod crate_plugins;
 mod didl;
 mod errors;
 mod index;

@@ -18,9 +18,12 @@ use http::{HeaderMap, Method, Response, StatusCode};
 use http_body_util::BodyExt;
 use modoai_protocol::ns;
 
+use std::sync::Arc;
+
 use crate::fetch::{InnerBody, Site};
 use crate::index::Entry;
 use crate::oai::response::{Halt, Sink};
+use crate::plugins::PluginResult;
 use crate::xml::Xml;
 
 /// Base64 is encoded in runs of this many input bytes, a multiple of 3, so runs concatenate into
@@ -59,12 +62,14 @@ impl Fetched {
     }
 }
 
-/// Writes the `didl:DIDL` element of one file, streaming its bytes as Base64.
+/// Writes the `didl:DIDL` element of one file, streaming its bytes as Base64. With `plugins`
+/// (for `oai_crate`) the CRATE-UID and one descriptor per plugin follow the HTTP headers.
 pub(crate) async fn write_didl(
     sink: &mut Sink,
     entry: &Entry,
     identifier: &str,
     fetched: Fetched,
+    plugins: Option<&[Arc<PluginResult>]>,
 ) -> Result<(), Halt> {
     open_item(&mut sink.xml, identifier);
     let mime: &str = &entry.mime;
@@ -77,6 +82,10 @@ pub(crate) async fn write_didl(
         Fetched::Reference(None) => (None, None, None),
     };
     write_headers(&mut sink.xml, status, headers.as_ref());
+    if let Some(results) = plugins {
+        super::crate_meta::write_uid(&mut sink.xml, identifier, modoai_protocol::Datestamp::now());
+        super::crate_meta::write_plugins(&mut sink.xml, results);
+    }
     if let Some(body) = body {
         sink.xml.start("didl:Component", &[]);
         sink.xml.start(

@@ -1,5 +1,6 @@
 //! The metadata formats modoai disseminates, each a writer of one record's `<metadata>` content.
 
+mod crate_meta;
 mod dc;
 mod didl;
 
@@ -15,33 +16,44 @@ pub(crate) enum Format {
     Dc,
     /// The file itself, Base64-encoded in MPEG-21 DIDL, with its HTTP headers.
     Didl,
+    /// A CRATE: the DIDL of `oai_didl` plus the output of the configured metadata tools.
+    Crate,
 }
 
 impl Format {
-    pub(crate) const ALL: [Format; 2] = [Format::Dc, Format::Didl];
+    pub(crate) const ALL: [Format; 3] = [Format::Dc, Format::Didl, Format::Crate];
 
-    pub(crate) fn from_prefix(prefix: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.prefix() == prefix)
+    /// The format of `prefix`, among those `with_crate` makes available.
+    pub(crate) fn from_prefix(prefix: &str, with_crate: bool) -> Option<Format> {
+        Format::available(with_crate).find(|f| f.prefix() == prefix)
+    }
+
+    /// The formats this repository disseminates: `oai_crate` only when plugins are configured.
+    pub(crate) fn available(with_crate: bool) -> impl Iterator<Item = Format> {
+        Format::ALL
+            .into_iter()
+            .filter(move |f| with_crate || *f != Format::Crate)
     }
 
     pub(crate) fn prefix(self) -> &'static str {
         match self {
             Format::Dc => ns::PREFIX_OAI_DC,
             Format::Didl => ns::PREFIX_OAI_DIDL,
+            Format::Crate => ns::PREFIX_OAI_CRATE,
         }
     }
 
     pub(crate) fn schema(self) -> &'static str {
         match self {
             Format::Dc => ns::OAI_DC_XSD,
-            Format::Didl => ns::DIDL_XSD,
+            Format::Didl | Format::Crate => ns::DIDL_XSD,
         }
     }
 
     pub(crate) fn namespace(self) -> &'static str {
         match self {
             Format::Dc => ns::OAI_DC,
-            Format::Didl => ns::DIDL,
+            Format::Didl | Format::Crate => ns::DIDL,
         }
     }
 
@@ -51,6 +63,7 @@ impl Format {
             Format::Dc => 1_000,
             Format::Didl if size <= inline_max => 2_000 + size.div_ceil(3) * 4,
             Format::Didl => 2_000,
+            Format::Crate => 64_000 + Format::Didl.estimate(size, inline_max),
         }
     }
 }
@@ -110,8 +123,8 @@ mod tests {
     #[test]
     fn prefixes() {
         for f in Format::ALL {
-            assert_eq!(Format::from_prefix(f.prefix()), Some(f));
+            assert_eq!(Format::from_prefix(f.prefix(), true), Some(f));
         }
-        assert_eq!(Format::from_prefix("oai_crate"), None);
+        assert_eq!(Format::from_prefix("oai_crate", false), None);
     }
 }

@@ -19,6 +19,7 @@ use super::Repository;
 use crate::fetch::BoxError;
 use crate::formats::{write_dc, write_didl, Fetched, Format};
 use crate::index::{Entry, Filter, Key};
+use crate::plugins::PluginResult;
 use crate::xml::Xml;
 
 /// Largest accepted POST body.
@@ -151,7 +152,7 @@ fn list_formats(
     }
     let mut x = response::open(&repo.base_url, pairs);
     x.start("ListMetadataFormats", &[]);
-    for f in Format::ALL {
+    for f in Format::available(repo.config.plugins.is_some()) {
         x.start("metadataFormat", &[]);
         x.leaf("metadataPrefix", &[], f.prefix());
         x.leaf("schema", &[], f.schema());
@@ -288,14 +289,19 @@ fn list(
         return Ok(response::complete(x));
     }
     let repo = repo.clone();
+    let format = state.format;
     Ok(response::streaming(x, move |mut sink| async move {
+        let mut analyses = repo.analyse(&page, format).await.into_iter();
         for e in &page {
             let fetched = if e.deleted {
                 None
             } else {
                 Some(Fetched::fetch(&repo.site, e, repo.config.inline_max).await)
             };
-            if let Err(halt) = write_record_didl(&repo, &mut sink, e, fetched).await {
+            let plugins = analyses.next().flatten();
+            if let Err(halt) =
+                write_record_didl(&repo, &mut sink, e, fetched, plugins.as_deref()).await
+            {
                 return (sink, Err(halt));
             }
         }
@@ -331,7 +337,8 @@ fn take_page(
 
 fn resume(repo: &Repository, token: &str, verb: Verb) -> Result<ListState, OaiError> {
     let t = decode(repo, token, verb)?;
-    let format = Format::from_prefix(&t.prefix)
+    let format = repo
+        .format(&t.prefix)
         .ok_or_else(|| OaiError::new(ErrorCode::BadResumptionToken, "unknown format in token"))?;
     let set = t
         .set
@@ -356,7 +363,7 @@ fn resume(repo: &Repository, token: &str, verb: Verb) -> Result<ListState, OaiEr
 }
 
 fn select(repo: &Repository, sel: Selection) -> Result<ListState, OaiError> {
-    let format = Format::from_prefix(&sel.metadata_prefix).ok_or_else(|| {
+    let format = repo.format(&sel.metadata_prefix).ok_or_else(|| {
         OaiError::new(
             ErrorCode::CannotDisseminateFormat,
             "this repository does not disseminate that metadataPrefix",
@@ -466,12 +473,13 @@ async fn write_record_didl(
     sink: &mut Sink,
     e: &Entry,
     fetched: Option<Fetched>,
+    plugins: Option<&[Arc<PluginResult>]>,
 ) -> Result<(), Halt> {
     sink.xml.start("record", &[]);
     write_header(repo, &mut sink.xml, e);
     if let Some(fetched) = fetched {
         sink.xml.start("metadata", &[]);
-        write_didl(sink, e, &repo.identifier(e), fetched).await?;
+        write_didl(sink, e, &repo.identifier(e), fetched, plugins).await?;
         sink.xml.end("metadata");
     }
     sink.xml.end("record");
@@ -485,7 +493,7 @@ async fn get_record(
     prefix: &str,
 ) -> Result<Response<OaiBody>, OaiError> {
     let e = repo.entry(identifier)?;
-    let format = Format::from_prefix(prefix).ok_or_else(|| {
+    let format = repo.format(prefix).ok_or_else(|| {
         OaiError::new(
             ErrorCode::CannotDisseminateFormat,
             "this repository does not disseminate that metadataPrefix",
@@ -517,7 +525,13 @@ async fn get_record(
     }
     let repo = repo.clone();
     Ok(response::streaming(x, move |mut sink| async move {
-        let result = write_record_didl(&repo, &mut sink, &e, Some(fetched)).await;
+        let plugins = repo
+            .analyse(std::slice::from_ref(&e), format)
+            .await
+            .pop()
+            .flatten();
+        let result =
+            write_record_didl(&repo, &mut sink, &e, Some(fetched), plugins.as_deref()).await;
         if result.is_ok() {
             sink.xml.end("GetRecord");
         }

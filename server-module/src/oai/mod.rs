@@ -10,7 +10,9 @@ use modoai_protocol::OaiError;
 
 use crate::config::Config;
 use crate::fetch::Site;
+use crate::formats::Format;
 use crate::index::{Entry, Index};
+use crate::plugins::{PluginResult, Subject};
 
 pub(crate) use handler::handle;
 pub(crate) use response::OaiBody;
@@ -48,6 +50,44 @@ impl Repository {
     /// The item identifier of a record: the URL the site serves the file at.
     pub(crate) fn identifier(&self, e: &Entry) -> String {
         format!("{}{}", self.id_prefix, e.path)
+    }
+
+    /// The format of a metadataPrefix, if this repository disseminates it.
+    pub(crate) fn format(&self, prefix: &str) -> Option<Format> {
+        Format::from_prefix(prefix, self.config.plugins.is_some())
+    }
+
+    /// For `oai_crate`, the plugin results of each entry (`None` for deleted ones); for other
+    /// formats, nothing.
+    pub(crate) async fn analyse(
+        &self,
+        page: &[Arc<Entry>],
+        format: Format,
+    ) -> Vec<Option<Vec<Arc<PluginResult>>>> {
+        let Some(plugins) = self
+            .config
+            .plugins
+            .as_ref()
+            .filter(|_| format == Format::Crate)
+        else {
+            return vec![None; page.len()];
+        };
+        let live: Vec<&Arc<Entry>> = page.iter().filter(|e| !e.deleted).collect();
+        let subjects: Vec<Subject> = live
+            .iter()
+            .map(|e| Subject {
+                abs: self.config.root.join(&e.rel),
+                rel: e.rel.clone(),
+                mime: e.mime.to_string(),
+                size: e.stamp.size,
+                mtime_ns: e.stamp.mtime_ns,
+                inode: e.stamp.inode,
+            })
+            .collect();
+        let mut results = plugins.analyse(&subjects).await.into_iter();
+        page.iter()
+            .map(|e| if e.deleted { None } else { results.next() })
+            .collect()
     }
 
     /// The record an identifier names. Identifiers are compared exactly with the canonical URL;

@@ -1,0 +1,156 @@
+//! The persistent result cache: one file per (file version, plugin fingerprint), so a second
+//! harvest of an unchanged site, even after a restart, starts no tool process at all.
+//!
+//! A file version is its path, size, mtime (ns) and inode; a plugin fingerprint is its label,
+//! tool version, runner, command and output kind. Entries are written to a temporary file and
+//! renamed, so a crash never leaves a torn entry. Only deterministic outcomes (`ok`, `error`,
+//! `skipped`) are kept; timeouts and missing tools are retried next time.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
+
+use super::Status;
+
+/// What a cached run said.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Cached {
+    pub(crate) status: Status,
+    pub(crate) exit_code: Option<i32>,
+    pub(crate) duration_ms: u64,
+    pub(crate) truncated: bool,
+    pub(crate) note: Option<String>,
+    #[serde(skip)]
+    pub(crate) stdout: Vec<u8>,
+    #[serde(skip)]
+    pub(crate) stderr: Vec<u8>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Header {
+    #[serde(flatten)]
+    cached: Cached,
+    stdout_len: usize,
+    stderr_len: usize,
+}
+
+/// A cache folder.
+#[derive(Debug)]
+pub(crate) struct Cache {
+    dir: PathBuf,
+}
+
+impl Cache {
+    pub(crate) fn new(dir: PathBuf) -> Self {
+        Cache { dir }
+    }
+
+    /// The key of a plugin's result for one version of one file.
+    pub(crate) fn key(fingerprint: &str, identity: &[u8]) -> String {
+        let mut h = Sha256::new();
+        h.update(fingerprint.as_bytes());
+        h.update([0]);
+        h.update(identity);
+        hex(&h.finalize())
+    }
+
+    fn path(&self, key: &str) -> PathBuf {
+        self.dir.join(&key[..2]).join(&key[2..])
+    }
+
+    pub(crate) fn get(&self, key: &str) -> Option<Cached> {
+        let bytes = std::fs::read(self.path(key)).ok()?;
+        let nl = bytes.iter().position(|&b| b == b'\n')?;
+        let header: Header = serde_json::from_slice(&bytes[..nl]).ok()?;
+        let body = &bytes[nl + 1..];
+        if body.len() != header.stdout_len + header.stderr_len {
+            return None;
+        }
+        let mut cached = header.cached;
+        cached.stdout = body[..header.stdout_len].to_vec();
+        cached.stderr = body[header.stdout_len..].to_vec();
+        Some(cached)
+    }
+
+    pub(crate) fn put(&self, key: &str, c: &Cached) {
+        if let Err(err) = self.write(key, c) {
+            tracing::warn!(dir = %self.dir.display(), error = %err, "cannot write the plugin cache");
+        }
+    }
+
+    fn write(&self, key: &str, c: &Cached) -> std::io::Result<()> {
+        let path = self.path(key);
+        let folder = path.parent().expect("cache paths have a folder");
+        std::fs::create_dir_all(folder)?;
+        let header = Header {
+            cached: c.clone(),
+            stdout_len: c.stdout.len(),
+            stderr_len: c.stderr.len(),
+        };
+        let mut tmp = tempfile::NamedTempFile::new_in(folder)?;
+        serde_json::to_writer(&mut tmp, &header)?;
+        tmp.write_all(b"\n")?;
+        tmp.write_all(&c.stdout)?;
+        tmp.write_all(&c.stderr)?;
+        tmp.persist(&path).map_err(|e| e.error)?;
+        Ok(())
+    }
+
+    /// A small text value (a tool's version) under a key.
+    pub(crate) fn get_text(&self, key: &str) -> Option<String> {
+        self.get(key).and_then(|c| String::from_utf8(c.stdout).ok())
+    }
+
+    pub(crate) fn put_text(&self, key: &str, text: &str) {
+        let c = Cached {
+            status: Status::Ok,
+            exit_code: Some(0),
+            duration_ms: 0,
+            truncated: false,
+            note: None,
+            stdout: text.as_bytes().to_vec(),
+            stderr: Vec::new(),
+        };
+        self.put(key, &c);
+    }
+
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_torn_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path().to_path_buf());
+        let key = Cache::key("fp", b"identity");
+        assert!(cache.get(&key).is_none());
+        let c = Cached {
+            status: Status::Error,
+            exit_code: Some(3),
+            duration_ms: 12,
+            truncated: false,
+            note: None,
+            stdout: b"out\n{}".to_vec(),
+            stderr: b"\xffbad".to_vec(),
+        };
+        cache.put(&key, &c);
+        assert_eq!(cache.get(&key), Some(c));
+        let path = cache.path(&key);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.pop();
+        std::fs::write(&path, bytes).unwrap();
+        assert!(cache.get(&key).is_none(), "a torn entry is a miss");
+        assert_ne!(Cache::key("fp", b"a"), Cache::key("fp", b"b"));
+    }
+}

@@ -1,0 +1,362 @@
+//! The resolved plugin set: every `[[plugin]]` checked once at start-up, with its MIME patterns
+//! parsed, its program found on `PATH` and its placeholders verified. Request handling only ever
+//! sees this.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::config::{Entry, PluginsError, Source};
+
+/// Defaults of `[settings]`.
+const DEFAULT_MAX_PROCESSES: usize = 2;
+const DEFAULT_TIMEOUT_SECS: u64 = 30;
+const DEFAULT_MAX_OUTPUT: usize = 1 << 20;
+
+/// A MIME glob: `*/*`, `TYPE/*` or `TYPE/SUBTYPE`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum MimePattern {
+    Any,
+    Type(String),
+    Exact(String),
+}
+
+impl MimePattern {
+    pub(crate) fn parse(s: &str) -> Option<MimePattern> {
+        let token = |t: &str| {
+            !t.is_empty()
+                && t.bytes().all(|b| {
+                    b.is_ascii_lowercase() || b.is_ascii_digit() || b"!#$&-^_.+".contains(&b)
+                })
+        };
+        match s.split_once('/')? {
+            ("*", "*") => Some(MimePattern::Any),
+            (ty, "*") if token(ty) => Some(MimePattern::Type(ty.to_owned())),
+            (ty, sub) if token(ty) && token(sub) => Some(MimePattern::Exact(s.to_owned())),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn matches(&self, mime: &str) -> bool {
+        match self {
+            MimePattern::Any => true,
+            MimePattern::Type(t) => mime.split_once('/').is_some_and(|(ty, _)| ty == t),
+            MimePattern::Exact(m) => m == mime,
+        }
+    }
+}
+
+impl std::fmt::Display for MimePattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MimePattern::Any => f.write_str("*/*"),
+            MimePattern::Type(t) => write!(f, "{t}/*"),
+            MimePattern::Exact(m) => f.write_str(m),
+        }
+    }
+}
+
+/// A digest computed in-process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Digest {
+    Md5,
+    Sha1,
+    Sha256,
+}
+
+/// How a plugin's tool is run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Builtin(Digest),
+    /// One process per file; the argv holds `{path}`.
+    Process(Vec<String>),
+    /// Sent to the persistent ExifTool worker; argv[0] is the program, the rest go per file.
+    ExifTool(Vec<String>),
+    /// Many files per process, one `<repInfo>` each; the argv holds `{paths}`.
+    JhoveBatch(Vec<String>),
+    /// Many files per process, CSV lines naming each path; the argv holds `{paths}`.
+    FidoBatch(Vec<String>),
+}
+
+impl Kind {
+    pub(crate) fn argv(&self) -> Option<&[String]> {
+        match self {
+            Kind::Builtin(_) => None,
+            Kind::Process(a) | Kind::ExifTool(a) | Kind::JhoveBatch(a) | Kind::FidoBatch(a) => {
+                Some(a)
+            }
+        }
+    }
+
+    pub(crate) fn runner(&self) -> &'static str {
+        match self {
+            Kind::Builtin(_) => "builtin",
+            Kind::Process(_) => "process",
+            Kind::ExifTool(_) => "exiftool",
+            Kind::JhoveBatch(_) => "jhove-batch",
+            Kind::FidoBatch(_) => "fido-batch",
+        }
+    }
+}
+
+/// How output is embedded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OutputKind {
+    Xml,
+    Text,
+}
+
+/// One resolved `[[plugin]]`.
+#[derive(Debug)]
+pub(crate) struct Plugin {
+    pub(crate) label: String,
+    pub(crate) patterns: Vec<MimePattern>,
+    pub(crate) kind: Kind,
+    pub(crate) output: OutputKind,
+    pub(crate) timeout: Duration,
+    pub(crate) max_input: Option<u64>,
+    pub(crate) max_output: usize,
+    pub(crate) ok_exit: Vec<i32>,
+    pub(crate) version_command: Vec<String>,
+    /// The program, found on PATH; `None` if it is missing (reported as status `missing`).
+    pub(crate) program: Option<PathBuf>,
+    /// Line of the `[[plugin]]` in the file, for messages.
+    pub(crate) line: usize,
+}
+
+impl Plugin {
+    /// Why this plugin applies to a file of `mime` and `size`, or why not.
+    pub(crate) fn applies(&self, mime: &str) -> Option<&MimePattern> {
+        self.patterns.iter().find(|p| p.matches(mime))
+    }
+
+    /// The command as people read it.
+    pub(crate) fn command_line(&self) -> String {
+        match &self.kind {
+            Kind::Builtin(d) => format!("builtin {}", digest_name(*d)),
+            k => k.argv().unwrap_or_default().join(" "),
+        }
+    }
+}
+
+pub(crate) fn digest_name(d: Digest) -> &'static str {
+    match d {
+        Digest::Md5 => "md5",
+        Digest::Sha1 => "sha1",
+        Digest::Sha256 => "sha256",
+    }
+}
+
+/// Every plugin of a file, plus the settings.
+#[derive(Debug)]
+pub(crate) struct Registry {
+    pub(crate) plugins: Vec<Plugin>,
+    pub(crate) max_processes: usize,
+    pub(crate) cache_dir: PathBuf,
+    pub(crate) path: PathBuf,
+}
+
+impl Registry {
+    /// Reads and checks `path`.
+    pub(crate) fn load(path: &Path) -> Result<Registry, PluginsError> {
+        let text = std::fs::read_to_string(path).map_err(|source| PluginsError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::from_text(path, &text)
+    }
+
+    pub(crate) fn from_text(path: &Path, text: &str) -> Result<Registry, PluginsError> {
+        let src = Source { path, text };
+        let file = src.parse()?;
+        let s = &file.settings;
+        let max_processes = match &s.max_processes {
+            Some(n) if *n.get_ref() == 0 => {
+                return Err(src.invalid(n.span(), "max-processes", "must be at least 1"))
+            }
+            Some(n) => *n.get_ref(),
+            None => DEFAULT_MAX_PROCESSES,
+        };
+        let timeout = match &s.timeout_secs {
+            Some(t) if *t.get_ref() == 0 => {
+                return Err(src.invalid(t.span(), "timeout-secs", "must be at least 1"))
+            }
+            Some(t) => *t.get_ref(),
+            None => DEFAULT_TIMEOUT_SECS,
+        };
+        let defaults = (
+            Duration::from_secs(timeout),
+            s.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT),
+        );
+        let folder = path.parent().unwrap_or(Path::new("."));
+        let cache_dir = folder.join(
+            s.cache_dir
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("modoai-cache")),
+        );
+        let plugins = file
+            .plugins
+            .iter()
+            .map(|e| resolve(&src, e.get_ref(), e.span(), defaults))
+            .collect::<Result<_, _>>()?;
+        Ok(Registry {
+            plugins,
+            max_processes,
+            cache_dir,
+            path: path.to_owned(),
+        })
+    }
+}
+
+fn resolve(
+    src: &Source<'_>,
+    e: &Entry,
+    span: std::ops::Range<usize>,
+    (timeout, max_output): (Duration, usize),
+) -> Result<Plugin, PluginsError> {
+    let label = e.label.get_ref();
+    if label.is_empty()
+        || !label
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    {
+        return Err(src.invalid(
+            e.label.span(),
+            "label",
+            "use letters, digits, '.', '_' and '-'",
+        ));
+    }
+    let mut patterns = Vec::new();
+    for p in e.mime.get_ref().items() {
+        patterns.push(MimePattern::parse(p).ok_or_else(|| {
+            src.invalid(
+                e.mime.span(),
+                "mime",
+                format!("{p:?} is not */*, TYPE/* or TYPE/SUBTYPE (lower case)"),
+            )
+        })?);
+    }
+    if patterns.is_empty() {
+        return Err(src.invalid(e.mime.span(), "mime", "give at least one MIME pattern"));
+    }
+    let kind = kind(src, e)?;
+    let output = match e.output.as_ref().map(|o| (o.get_ref().as_str(), o.span())) {
+        None | Some(("text", _)) => OutputKind::Text,
+        Some(("xml", _)) => OutputKind::Xml,
+        Some((_, span)) => return Err(src.invalid(span, "output", "must be \"xml\" or \"text\"")),
+    };
+    let timeout = match &e.timeout_secs {
+        Some(t) if *t.get_ref() == 0 => {
+            return Err(src.invalid(t.span(), "timeout-secs", "must be at least 1"))
+        }
+        Some(t) => Duration::from_secs(*t.get_ref()),
+        None => timeout,
+    };
+    let version_command = match (&kind, &e.version_command) {
+        (Kind::Builtin(_), Some(v)) => {
+            return Err(src.invalid(
+                v.span(),
+                "version-command",
+                "a builtin has no version command",
+            ))
+        }
+        (Kind::Builtin(_), None) => Vec::new(),
+        (_, Some(v)) if !v.get_ref().is_empty() => v.get_ref().clone(),
+        (_, Some(v)) => return Err(src.invalid(v.span(), "version-command", "must not be empty")),
+        (_, None) => {
+            return Err(src.invalid(
+                e.label.span(),
+                "version-command",
+                "a command needs a version-command",
+            ))
+        }
+    };
+    let program = kind.argv().and_then(|a| find_program(&a[0]));
+    let line = src.text[..span.start].matches('\n').count() + 1;
+    Ok(Plugin {
+        label: label.clone(),
+        patterns,
+        kind,
+        output,
+        timeout,
+        max_input: e.max_input_bytes,
+        max_output: e.max_output_bytes.unwrap_or(max_output),
+        ok_exit: e.ok_exit_codes.clone().unwrap_or_else(|| vec![0]),
+        version_command,
+        program,
+        line,
+    })
+}
+
+fn kind(src: &Source<'_>, e: &Entry) -> Result<Kind, PluginsError> {
+    let runner = e.runner.as_ref().map(|r| (r.get_ref().as_str(), r.span()));
+    match (&e.builtin, &e.command) {
+        (Some(b), None) => {
+            if let Some((_, span)) = runner {
+                return Err(src.invalid(span, "runner", "a builtin has no runner"));
+            }
+            let d = match b.get_ref().as_str() {
+                "md5" => Digest::Md5,
+                "sha1" => Digest::Sha1,
+                "sha256" => Digest::Sha256,
+                _ => return Err(src.invalid(b.span(), "builtin", "must be md5, sha1 or sha256")),
+            };
+            Ok(Kind::Builtin(d))
+        }
+        (None, Some(c)) => {
+            let argv = c.get_ref().clone();
+            let has = |p: &str| argv.iter().any(|a| a.contains(p));
+            let (placeholder, kind): (&str, fn(Vec<String>) -> Kind) = match runner {
+                None | Some(("process", _)) => ("{path}", Kind::Process),
+                Some(("exiftool", _)) => ("{path}", Kind::ExifTool),
+                Some(("jhove-batch", _)) => ("{paths}", Kind::JhoveBatch),
+                Some(("fido-batch", _)) => ("{paths}", Kind::FidoBatch),
+                Some((_, span)) => {
+                    return Err(src.invalid(
+                        span,
+                        "runner",
+                        "must be process, exiftool, jhove-batch or fido-batch",
+                    ))
+                }
+            };
+            if argv.is_empty() || argv[0].is_empty() {
+                return Err(src.invalid(c.span(), "command", "must name a program"));
+            }
+            let wrong = if placeholder == "{path}" {
+                "{paths}"
+            } else {
+                "{path}"
+            };
+            if !argv.iter().any(|a| a == placeholder) || has(wrong) {
+                return Err(src.invalid(c.span(), "command", format!("needs the placeholder {placeholder} as an argument of its own (and not {wrong})")));
+            }
+            Ok(kind(argv))
+        }
+        (Some(b), Some(_)) => Err(src.invalid(
+            b.span(),
+            "builtin",
+            "give either builtin or command, not both",
+        )),
+        (None, None) => {
+            Err(src.invalid(e.label.span(), "command", "give either builtin or command"))
+        }
+    }
+}
+
+/// The program `name` resolves to: a path as given, or the first executable on `PATH`.
+pub(crate) fn find_program(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if name.contains('/') {
+        let p = PathBuf::from(name);
+        return executable(&p).then_some(p);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| executable(p))
+}
+
+#[cfg(test)]
+mod tests;
