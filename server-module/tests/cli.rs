@@ -93,3 +93,71 @@ fn help_lists_the_flags() {
         assert!(help.contains(flag), "{flag} missing from --help");
     }
 }
+
+#[test]
+fn plugins_check_and_explain() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = dir.path().join("plugins.toml");
+    std::fs::copy(format!("{root}/plugins.toml"), &plugins).unwrap();
+    let out = modoai()
+        .args(["plugins", "check", "--plugins"])
+        .arg(&plugins)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "every default tool is installed (scripts/setup):\n{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for label in [
+        "file",
+        "md5",
+        "jhove",
+        "exiftool",
+        "fido",
+        "pdfinfo",
+        "mediainfo",
+    ] {
+        assert!(
+            report.contains(&format!("\n{label} "))
+                || report.contains(&format!("){label} "))
+                || report.lines().any(|l| l.starts_with(label)),
+            "{label} missing from:\n{report}"
+        );
+    }
+    let jpeg = format!("{root}/tests/fixtures/crate-site/photo.jpg");
+    let out = modoai()
+        .args(["plugins", "explain", &jpeg, "--plugins"])
+        .arg(&plugins)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains("type image/jpeg"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("yes") && l.contains("jhove") && l.contains("JPEG-hul")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.contains("no") && l.contains("pdfinfo")),
+        "{text}"
+    );
+
+    std::fs::write(
+        &plugins,
+        "[[plugin]]\nlabel = \"x\"\nmime = \"image/jp*g\"\nbuiltin = \"md5\"\n",
+    )
+    .unwrap();
+    let out = modoai()
+        .args(["plugins", "check", "--plugins"])
+        .arg(&plugins)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("plugins.toml:3: mime"), "{err}");
+}

@@ -2,6 +2,7 @@
 //! paging, the DIDL payload, what is and is not a record, index upkeep, and real peers.
 
 mod crate_plugins;
+mod crate_tools;
 mod didl;
 mod errors;
 mod index;

@@ -45,6 +45,13 @@ impl TestSite {
         site
     }
 
+    /// A copy of any folder.
+    pub fn from_dir(dir: &Path) -> Self {
+        let site = Self::empty();
+        copy_dir(dir, site.path());
+        site
+    }
+
     /// The root folder.
     pub fn path(&self) -> &Path {
         self.dir.path()
