@@ -143,9 +143,16 @@ async fn run(args: ServeArgs) -> anyhow::Result<()> {
         .clone()
         .or(file.server.base_url.clone())
         .unwrap_or_else(|| format!("http://{local}/"));
-    let config = Config::new(&root, &base_url)?
+    let mut config = Config::new(&root, &base_url)?
         .apply(&file.oai)?
         .apply(&overrides(&args))?;
+    if let Some(path) = args.plugins.as_ref().or(file.server.plugins.as_ref()) {
+        let plugins = Plugins::load(path).await?;
+        if !plugins.all_healthy() {
+            tracing::warn!("some plugins are missing or broken; their CRATE entries say so (see `modoai plugins check`)");
+        }
+        config = config.plugins(plugins);
+    }
     // Handlers first, so a signal sent as soon as the URLs are printed is a clean shutdown.
     let shutdown = shutdown_signal()?;
     tracing::info!(address = %local, root = %root.display(), "listening on http://{local}/");

@@ -3,6 +3,26 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
+/// A plain HTTP/1.1 GET over a socket, retried while the index is built (503).
+fn http_get(port: u16, target: &str) -> String {
+    use std::io::{Read, Write};
+    for _ in 0..200 {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(
+            s,
+            "GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        if !out.starts_with("HTTP/1.1 503") {
+            return out;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    panic!("the index never became ready");
+}
+
 fn modoai() -> Command {
     Command::new(env!("CARGO_BIN_EXE_modoai"))
 }
@@ -10,8 +30,20 @@ fn modoai() -> Command {
 #[test]
 fn serve_prints_the_urls_to_open_and_stops_on_sigterm() {
     let site = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/site");
+    let plugins = concat!(env!("CARGO_MANIFEST_DIR"), "/../plugins.toml");
+    let cache = tempfile::tempdir().unwrap();
+    let plugins_copy = cache.path().join("plugins.toml");
+    std::fs::copy(plugins, &plugins_copy).unwrap();
     let mut child = modoai()
-        .args(["serve", "--root", site, "--listen", "127.0.0.1:0"])
+        .args([
+            "serve",
+            "--root",
+            site,
+            "--listen",
+            "127.0.0.1:0",
+            "--plugins",
+        ])
+        .arg(&plugins_copy)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -27,6 +59,14 @@ fn serve_prints_the_urls_to_open_and_stops_on_sigterm() {
         second.starts_with("OAI-PMH base URL: http://127.0.0.1:")
             && second.contains("/modoai?verb=Identify"),
         "{second}"
+    );
+    // The README's command: with --plugins, oai_crate is offered.
+    let base = second.trim_start_matches("OAI-PMH base URL: http://127.0.0.1:");
+    let port: u16 = base.split('/').next().unwrap().parse().unwrap();
+    let formats = http_get(port, "/modoai?verb=ListMetadataFormats");
+    assert!(
+        formats.contains("<metadataPrefix>oai_crate</metadataPrefix>"),
+        "{formats}"
     );
     assert!(Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
