@@ -119,13 +119,7 @@ impl ExifTool {
                 Ended::TimedOut
             }
         };
-        Outcome {
-            ended,
-            truncated: out.truncated || err.truncated,
-            stdout: out.bytes,
-            stderr: err.bytes,
-            duration: started.elapsed(),
-        }
+        Outcome::captured(ended, out, err, started)
     }
 
     /// Starts a worker process.

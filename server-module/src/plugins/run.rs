@@ -83,6 +83,17 @@ impl Outcome {
             duration,
         }
     }
+
+    /// The outcome of a run that captured `out` and `err` since `started`.
+    pub(crate) fn captured(ended: Ended, out: Capture, err: Capture, started: Instant) -> Self {
+        Outcome {
+            ended,
+            truncated: out.truncated || err.truncated,
+            stdout: out.bytes,
+            stderr: err.bytes,
+            duration: started.elapsed(),
+        }
+    }
 }
 
 /// Runs `argv[0]` with `argv[1..]` (no shell), with stdin closed or fed `stdin`, bounded by
@@ -144,13 +155,7 @@ pub(crate) async fn run(
             Ended::TimedOut
         }
     };
-    Outcome {
-        ended,
-        truncated: out.truncated || err.truncated,
-        stdout: out.bytes,
-        stderr: err.bytes,
-        duration: started.elapsed(),
-    }
+    Outcome::captured(ended, out, err, started)
 }
 
 /// Feeds stdin, drains both output pipes and waits for the child, all at once.
