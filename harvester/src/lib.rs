@@ -1,4 +1,5 @@
-//! Harvests OAI-PMH 2.0 providers; so far, the streaming parser for one response page.
+//! Harvests OAI-PMH 2.0 providers; so far, the streaming parser for one response page and the
+//! WARC writer ([`warc`]) that archives the harvested files.
 //!
 //! ```
 //! use modoai_harvester::{PageEvent, PageParser};
@@ -31,6 +32,9 @@
 //!
 //! Section numbers (§) refer to the OAI-PMH 2.0 specification.
 
+pub mod cdxj;
 pub mod parse;
+pub mod surt;
+pub mod warc;
 
 pub use parse::{Header, Identify, PageEvent, PageParser, ParseError, Record, ResumptionToken};

@@ -1,0 +1,179 @@
+//! One WARC file on disk: naming (Annex C), `.open` while written, create-new, fsync and rename.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use flate2::GzBuilder;
+use time::macros::format_description;
+use time::OffsetDateTime;
+
+/// The suffix of a file that is still being written.
+pub const OPEN_SUFFIX: &str = ".open";
+
+/// A file being written; counts its bytes so offsets need no `seek`.
+#[derive(Debug)]
+pub(crate) struct OpenFile {
+    /// Final name, `….warc.gz`.
+    pub(crate) name: String,
+    pub(crate) open_path: PathBuf,
+    pub(crate) final_path: PathBuf,
+    pub(crate) file: File,
+    pub(crate) pos: u64,
+    pub(crate) warcinfo_id: String,
+}
+
+/// `PREFIX-TIMESTAMP-SERIAL-HOST.warc.gz`, TIMESTAMP being 14 digits UTC, SERIAL 5 digits.
+pub(crate) fn file_name(prefix: &str, begun: OffsetDateTime, serial: u32, host: &str) -> String {
+    let fmt = format_description!("[year][month][day][hour][minute][second]");
+    let ts = begun
+        .to_offset(time::UtcOffset::UTC)
+        .format(&fmt)
+        .expect("a 4-digit year formats");
+    format!("{prefix}-{ts}-{serial:05}-{host}.warc.gz")
+}
+
+impl OpenFile {
+    /// Creates `dir/name.open` with create-new; `AlreadyExists` also when the final name exists.
+    pub(crate) fn create(dir: &Path, name: String) -> io::Result<Self> {
+        let final_path = dir.join(&name);
+        let open_path = dir.join(format!("{name}{OPEN_SUFFIX}"));
+        if final_path.exists() {
+            return Err(io::ErrorKind::AlreadyExists.into());
+        }
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&open_path)?;
+        Ok(Self {
+            name,
+            open_path,
+            final_path,
+            file,
+            pos: 0,
+            warcinfo_id: String::new(),
+        })
+    }
+
+    /// Writes one record as its own gzip member; on error, truncates the file back to where the
+    /// member began, so no partial record stays behind.
+    pub(crate) fn write_member(
+        &mut self,
+        level: flate2::Compression,
+        write_block: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<(u64, u64)> {
+        let start = self.pos;
+        let result = (|| {
+            let mut gz = GzBuilder::new().write(&mut *self, level);
+            write_block(&mut gz)?;
+            gz.write_all(b"\r\n\r\n")?;
+            gz.finish()?;
+            Ok(())
+        })();
+        match result {
+            Ok(()) => Ok((start, self.pos - start)),
+            Err(e) => {
+                self.file.set_len(start)?;
+                self.file.seek(SeekFrom::Start(start))?;
+                self.pos = start;
+                Err(e)
+            }
+        }
+    }
+
+    /// Makes everything written so far durable.
+    pub(crate) fn sync(&mut self) -> io::Result<()> {
+        self.file.sync_all()
+    }
+
+    /// fsyncs, renames `….open` to its final name and fsyncs the directory.
+    pub(crate) fn close(mut self) -> io::Result<PathBuf> {
+        self.sync()?;
+        finish_rename(&self.open_path, &self.final_path)?;
+        Ok(self.final_path)
+    }
+}
+
+/// Renames without replacing an existing file, then makes the rename durable.
+pub(crate) fn finish_rename(from: &Path, to: &Path) -> io::Result<()> {
+    if to.exists() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} exists; not replacing it", to.display()),
+        ));
+    }
+    fs::rename(from, to)?;
+    sync_dir(to)
+}
+
+fn sync_dir(path: &Path) -> io::Result<()> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => File::open(dir)?.sync_all(),
+        _ => File::open(".")?.sync_all(),
+    }
+}
+
+impl Write for OpenFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// The host name for file names: the kernel's, else `localhost`; characters outside
+/// `[A-Za-z0-9.-]` become `_`.
+pub(crate) fn default_host() -> String {
+    let raw = fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let host = sanitize(raw.trim());
+    if host.is_empty() {
+        "localhost".to_owned()
+    } else {
+        host
+    }
+}
+
+pub(crate) fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    #[test]
+    fn annex_c_name() {
+        let t = datetime!(2024-05-01 14:03:09.5 +02:00);
+        assert_eq!(
+            file_name("oai", t, 7, "host-1"),
+            "oai-20240501120309-00007-host-1.warc.gz"
+        );
+        assert_eq!(sanitize("a b/c"), "a_b_c");
+        assert!(!default_host().is_empty());
+    }
+
+    #[test]
+    fn create_new_refuses_existing_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = OpenFile::create(dir.path(), "x.warc.gz".into()).unwrap();
+        let err = OpenFile::create(dir.path(), "x.warc.gz".into()).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        let done = f.close().unwrap();
+        assert_eq!(done, dir.path().join("x.warc.gz"));
+        let err = OpenFile::create(dir.path(), "x.warc.gz".into()).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+    }
+}
