@@ -285,16 +285,7 @@ pub fn texts(xml: &[u8], local: &str) -> Vec<String> {
                 out.push(String::new())
             }
             Event::Text(t) if depth > 0 => cur.push_str(&t.decode().expect("text")),
-            Event::GeneralRef(r) if depth > 0 => {
-                let name = r.decode().expect("entity name");
-                match r.resolve_char_ref().expect("character reference") {
-                    Some(c) => cur.push(c),
-                    None => cur.push_str(
-                        quick_xml::escape::resolve_predefined_entity(&name)
-                            .expect("predefined entity"),
-                    ),
-                }
-            }
+            Event::GeneralRef(r) if depth > 0 => push_reference(&mut cur, &r),
             Event::End(e) if e.local_name().as_ref() == local.as_bytes() => {
                 depth -= 1;
                 if depth == 0 {
@@ -305,6 +296,19 @@ pub fn texts(xml: &[u8], local: &str) -> Vec<String> {
             _ => {}
         }
         buf.clear();
+    }
+}
+
+/// Appends what a character or predefined entity reference stands for (modoai writes no other).
+fn push_reference(out: &mut String, r: &quick_xml::events::BytesRef<'_>) {
+    match r.resolve_char_ref().expect("character reference") {
+        Some(c) => out.push(c),
+        None => {
+            let name = r.decode().expect("entity name");
+            out.push_str(
+                quick_xml::escape::resolve_predefined_entity(&name).expect("predefined entity"),
+            );
+        }
     }
 }
 
@@ -366,8 +370,7 @@ pub fn http_headers(xml: &[u8]) -> Vec<(String, String)> {
             }
             Event::GeneralRef(r) => {
                 if let Some((_, v)) = current.as_mut() {
-                    let name = r.decode().expect("entity");
-                    v.push_str(quick_xml::escape::resolve_predefined_entity(&name).unwrap_or(""));
+                    push_reference(v, &r);
                 }
             }
             Event::End(e) if e.name().as_ref() == b"modoai:header" => out.extend(current.take()),

@@ -212,7 +212,7 @@ impl Ctx {
                     let mime = ty
                         .or_else(|| crate::mime::sniff(&self.root.join(&c.rel)))
                         .unwrap_or_else(|| crate::mime::OCTET_STREAM.to_owned());
-                    h.upsert(entry(c, mime, false));
+                    h.upsert(entry(c, mime));
                 }
                 // The site refuses to serve it: not a record (and no tombstone: it was never served).
                 None => drop(h.remove(&c.path)),
@@ -253,14 +253,15 @@ impl Ctx {
     }
 }
 
-fn entry(c: Candidate, mime: String, deleted: bool) -> Entry {
+/// The live record of a probed candidate.
+fn entry(c: Candidate, mime: String) -> Entry {
     Entry {
         path: c.path,
         rel: c.rel,
         datestamp: c.datestamp,
         mime: Arc::from(mime),
         stamp: c.stamp,
-        deleted,
+        deleted: false,
     }
 }
 

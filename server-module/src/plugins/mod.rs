@@ -253,6 +253,7 @@ impl Plugins {
         let mut slots: Vec<Vec<(usize, Option<Arc<PluginResult>>)>> =
             Vec::with_capacity(subjects.len());
         let mut pending: HashMap<usize, Vec<usize>> = HashMap::new();
+        let identities: Vec<Vec<u8>> = subjects.iter().map(Subject::identity).collect();
         for (i, s) in subjects.iter().enumerate() {
             let mut row = Vec::new();
             for (j, p) in plugins
@@ -260,7 +261,7 @@ impl Plugins {
                 .enumerate()
                 .filter(|(_, p)| p.applies(&s.mime).is_some())
             {
-                let key = Cache::key(&inner.fingerprints[j], &s.identity());
+                let key = Cache::key(&inner.fingerprints[j], &identities[i]);
                 let known = match (inner.cache.get(&key), p.max_input) {
                     (Some(c), _) => Some(self.result(j, c, true)),
                     (None, Some(max)) if s.size > max => {
@@ -284,10 +285,9 @@ impl Plugins {
             let fresh = self.run_pending(subjects, pending).await;
             for ((i, j), c) in fresh {
                 if c.status.is_cacheable() {
-                    inner.cache.put(
-                        &Cache::key(&inner.fingerprints[j], &subjects[i].identity()),
-                        &c,
-                    );
+                    inner
+                        .cache
+                        .put(&Cache::key(&inner.fingerprints[j], &identities[i]), &c);
                 }
                 let slot = slots[i]
                     .iter_mut()
@@ -394,7 +394,7 @@ impl Plugins {
             Kind::Process(argv) => {
                 let jobs = files
                     .iter()
-                    .map(|&i| self.run_once(p, expand(argv, &[stage.path(i)]), stage.name(i)));
+                    .map(|&i| self.run_once(p, expand(argv, &[stage.path(i)])));
                 futures_util::future::join_all(jobs).await
             }
             Kind::ExifTool(argv) => {
@@ -424,7 +424,7 @@ impl Plugins {
         }
     }
 
-    async fn run_once(&self, p: &Plugin, argv: Vec<OsString>, _name: String) -> Cached {
+    async fn run_once(&self, p: &Plugin, argv: Vec<OsString>) -> Cached {
         let limits = Limits {
             timeout: p.timeout,
             max_stdout: p.max_output,
@@ -454,8 +454,8 @@ impl Plugins {
         let outcome = run::run(&expand(argv, &paths), None, &limits, &self.inner.permits).await;
         if files.len() > 1 && matches!(outcome.ended, Ended::TimedOut) {
             let mut out = Vec::new();
-            for (path, name) in paths.into_iter().zip(names) {
-                out.push(self.run_once(p, expand(argv, &[path]), name).await);
+            for path in paths {
+                out.push(self.run_once(p, expand(argv, &[path])).await);
             }
             return out;
         }

@@ -124,7 +124,8 @@ pub(crate) struct Plugin {
 }
 
 impl Plugin {
-    /// Why this plugin applies to a file of `mime` and `size`, or why not.
+    /// The pattern that makes this plugin apply to a file of type `mime`, if any (size limits are
+    /// checked by the caller, against `max_input`).
     pub(crate) fn applies(&self, mime: &str) -> Option<&MimePattern> {
         self.patterns.iter().find(|p| p.matches(mime))
     }
