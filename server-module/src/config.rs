@@ -72,12 +72,16 @@ pub enum ConfigError {
 }
 
 impl Config {
-    /// Serves the files under `root`, which the site publishes at `base_url`.
+    /// Serves the files under `root` (a relative root is taken from the current directory),
+    /// which the site publishes at `base_url`.
     pub fn new(root: impl Into<PathBuf>, base_url: &str) -> Result<Self, ConfigError> {
         let base = parse_base_url(base_url)?;
         let host = base.host().unwrap_or("localhost").to_owned();
+        // Absolute, so that the tools, which run in their own folder, find the files too.
+        let root = root.into();
+        let root = std::path::absolute(&root).unwrap_or(root);
         Ok(Config {
-            root: root.into(),
+            root,
             base_url: base,
             route: "/modoai".to_owned(),
             oai_base_url: None,

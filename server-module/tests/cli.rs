@@ -29,12 +29,15 @@ fn modoai() -> Command {
 
 #[test]
 fn serve_prints_the_urls_to_open_and_stops_on_sigterm() {
-    let site = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/site");
+    // Run as the README says: from the repository root, with a relative --root.
+    let repo = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let site = "examples/site";
     let plugins = concat!(env!("CARGO_MANIFEST_DIR"), "/../plugins.toml");
     let cache = tempfile::tempdir().unwrap();
     let plugins_copy = cache.path().join("plugins.toml");
     std::fs::copy(plugins, &plugins_copy).unwrap();
     let mut child = modoai()
+        .current_dir(repo)
         .args([
             "serve",
             "--root",
@@ -68,6 +71,17 @@ fn serve_prints_the_urls_to_open_and_stops_on_sigterm() {
         formats.contains("<metadataPrefix>oai_crate</metadataPrefix>"),
         "{formats}"
     );
+    // The tools see the file although the root was given relative to the working directory.
+    let record = http_get(
+        port,
+        &format!("/modoai?verb=GetRecord&metadataPrefix=oai_crate&identifier=http://127.0.0.1:{port}/about.html"),
+    );
+    let file_tool = record
+        .split("<crate:plugin ")
+        .find(|p| p.contains(r#"label="file""#))
+        .expect("the file plugin ran");
+    assert!(file_tool.contains(r#"status="ok""#), "{file_tool}");
+    assert!(file_tool.contains("HTML document"), "{file_tool}");
     assert!(Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
