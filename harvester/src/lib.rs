@@ -32,7 +32,10 @@
 //!
 //! Section numbers (§) refer to the OAI-PMH 2.0 specification.
 
+pub mod archive;
 pub mod cdxj;
+pub mod client;
+pub mod harvest;
 pub mod parse;
 pub mod surt;
 pub mod warc;

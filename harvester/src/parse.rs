@@ -13,6 +13,10 @@
 //! Anything after `</OAI-PMH>` is never read: servers append PHP notices there
 //! (findsorguk/findsorguk#843).
 //!
+//! [`PageParser::next_event_with`] sends each record's metadata to a [`MetadataSink`] while it
+//! reads it, and decodes the files that MPEG-21 DIDL records inline as Base64, so that a record
+//! of any size is parsed in bounded memory.
+//!
 //! ```
 //! use modoai_harvester::parse::{PageEvent, PageParser};
 //! use modoai_protocol::ErrorCode;
@@ -28,9 +32,11 @@
 //! ```
 
 mod check;
+mod decode;
 mod error;
 mod event;
 mod items;
+mod sink;
 mod xml;
 
 #[cfg(test)]
@@ -43,6 +49,7 @@ use modoai_protocol::{Datestamp, Verb};
 
 pub use error::ParseError;
 pub use event::{Header, Identify, PageEvent, Record, ResumptionToken};
+pub use sink::{MetadataSink, ResourceInfo};
 
 use xml::{Element, Token, XmlSource};
 
@@ -86,14 +93,75 @@ impl<R: BufRead> PageParser<R> {
 
     /// The next item of the page; `Ok(None)` once `</OAI-PMH>` has been read.
     pub fn next_event(&mut self) -> Result<Option<PageEvent>, ParseError> {
-        if let Some(error) = &self.failure {
-            return Err(error.clone());
-        }
-        let result = self.advance();
-        if let Err(error) = &result {
-            self.failure = Some(error.clone());
-        }
-        result
+        self.fused(None)
+    }
+
+    /// Like [`next_event`](Self::next_event), but a record's metadata goes to `sink` while it is
+    /// read, and the [`Record`] has `metadata: None` and `streamed: true`.
+    ///
+    /// Base64 `didl:Resource` content is decoded to the sink's `resource_*` methods, read past
+    /// quick-xml so that its size does not matter (see [`MetadataSink`]). All calls to the sink
+    /// for a record happen during the call that returns the record. Base64 that does not decode
+    /// is [`ParseError::Base64`]; an error from the sink is [`ParseError::Sink`].
+    ///
+    /// ```
+    /// use std::io;
+    /// use modoai_harvester::parse::{MetadataSink, PageEvent, PageParser, ResourceInfo};
+    ///
+    /// #[derive(Default)]
+    /// struct Files {
+    ///     xml: Vec<u8>,
+    ///     files: Vec<(Option<String>, Vec<u8>)>,
+    /// }
+    ///
+    /// impl MetadataSink for Files {
+    ///     fn xml(&mut self, piece: &[u8]) -> io::Result<()> {
+    ///         self.xml.extend_from_slice(piece);
+    ///         Ok(())
+    ///     }
+    ///     fn resource_start(&mut self, resource: &ResourceInfo) -> io::Result<()> {
+    ///         self.files.push((resource.mime_type.clone(), Vec::new()));
+    ///         Ok(())
+    ///     }
+    ///     fn resource_bytes(&mut self, bytes: &[u8]) -> io::Result<()> {
+    ///         self.files.last_mut().unwrap().1.extend_from_slice(bytes);
+    ///         Ok(())
+    ///     }
+    ///     fn resource_end(&mut self) -> io::Result<()> {
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// let page = r#"<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/">
+    ///   <responseDate>2024-05-01T12:00:00Z</responseDate>
+    ///   <GetRecord><record>
+    ///     <header><identifier>a</identifier><datestamp>2024-04-30</datestamp></header>
+    ///     <metadata><didl:DIDL xmlns:didl="urn:mpeg:mpeg21:2002:02-DIDL-NS"><didl:Item>
+    ///       <didl:Resource mimeType="text/plain" encoding="base64">
+    ///         SGVsbG8s
+    ///         IHdvcmxk
+    ///       </didl:Resource>
+    ///     </didl:Item></didl:DIDL></metadata>
+    ///   </record></GetRecord>
+    /// </OAI-PMH>"#;
+    ///
+    /// let mut parser = PageParser::new(page.as_bytes());
+    /// let mut files = Files::default();
+    /// while let Some(event) = parser.next_event_with(&mut files)? {
+    ///     if let PageEvent::Record(record) = event {
+    ///         assert!(record.streamed && record.metadata.is_none());
+    ///     }
+    /// }
+    /// assert_eq!(files.files, [(Some("text/plain".to_owned()), b"Hello, world".to_vec())]);
+    /// let xml = String::from_utf8(files.xml)?;
+    /// assert!(xml.contains(r#"encoding="base64"></didl:Resource>"#), "{xml}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn next_event_with(
+        &mut self,
+        sink: &mut impl MetadataSink,
+    ) -> Result<Option<PageEvent>, ParseError> {
+        self.fused(Some(sink))
     }
 
     /// The verb element of the response, once the parser has reached it. `None` for error pages.
@@ -140,12 +208,30 @@ impl<R: BufRead> Iterator for PageParser<R> {
 
 // The state machine; the item parsers are in `items`.
 impl<R: BufRead> PageParser<R> {
-    fn advance(&mut self) -> Result<Option<PageEvent>, ParseError> {
+    /// Returns the error again once there was one.
+    fn fused(
+        &mut self,
+        sink: Option<&mut (dyn MetadataSink + '_)>,
+    ) -> Result<Option<PageEvent>, ParseError> {
+        if let Some(error) = &self.failure {
+            return Err(error.clone());
+        }
+        let result = self.advance(sink);
+        if let Err(error) = &result {
+            self.failure = Some(error.clone());
+        }
+        result
+    }
+
+    fn advance(
+        &mut self,
+        mut sink: Option<&mut (dyn MetadataSink + '_)>,
+    ) -> Result<Option<PageEvent>, ParseError> {
         loop {
             let event = match self.state {
                 State::Done => return Ok(None),
                 State::Prolog => self.root().map(|()| None)?,
-                State::Envelope | State::List => self.step()?,
+                State::Envelope | State::List => self.step(sink.as_deref_mut())?,
             };
             if event.is_some() {
                 return Ok(event);
@@ -175,9 +261,12 @@ impl<R: BufRead> PageParser<R> {
         Err(ParseError::NotOaiPmh { found, position })
     }
 
-    fn step(&mut self) -> Result<Option<PageEvent>, ParseError> {
+    fn step(
+        &mut self,
+        sink: Option<&mut (dyn MetadataSink + '_)>,
+    ) -> Result<Option<PageEvent>, ParseError> {
         match self.source.next()? {
-            Token::Open(element) => self.open(&element),
+            Token::Open(element) => self.open(&element, sink),
             Token::Close if self.state == State::List => {
                 self.state = State::Envelope;
                 Ok(None)
@@ -199,7 +288,11 @@ impl<R: BufRead> PageParser<R> {
         Ok(())
     }
 
-    fn open(&mut self, el: &Element) -> Result<Option<PageEvent>, ParseError> {
+    fn open(
+        &mut self,
+        el: &Element,
+        sink: Option<&mut (dyn MetadataSink + '_)>,
+    ) -> Result<Option<PageEvent>, ParseError> {
         let event = match (self.state, el.oai()) {
             (State::Envelope, Some("responseDate")) => {
                 Datestamp::parse_lenient(&self.text(el)?).map(PageEvent::ResponseDate)
@@ -209,7 +302,7 @@ impl<R: BufRead> PageParser<R> {
                 Ok(verb) => self.enter(el, verb)?,
                 Err(_) => self.skip(el).map(|()| None)?,
             },
-            (State::List, Some("record")) => Some(PageEvent::Record(self.record(el)?)),
+            (State::List, Some("record")) => Some(PageEvent::Record(self.record(el, sink)?)),
             (State::List, Some("header")) => Some(PageEvent::Header(self.header(el)?)),
             (State::List, Some("set")) => {
                 let [spec, name] = self.fields(el, ["setSpec", "setName"])?;

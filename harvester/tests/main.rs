@@ -1,6 +1,9 @@
 //! Integration tests of modoai-harvester, one module per area.
 
 mod cdxj;
+mod client;
+mod e2e;
 mod parse;
+mod support;
 mod surt;
 mod warc;

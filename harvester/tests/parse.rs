@@ -12,6 +12,7 @@ use modoai_protocol::{ns, Datestamp, ErrorCode, Granularity, Verb};
 
 mod broken;
 mod metadata;
+mod stream;
 
 fn path(name: &str) -> PathBuf {
     [env!("CARGO_MANIFEST_DIR"), "tests", "fixtures", name]

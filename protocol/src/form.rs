@@ -91,6 +91,29 @@ pub fn encode(component: &str) -> String {
     out
 }
 
+/// The URL of a request: `base?verb=VERB&name=value…`, every value [`encode`]d, arguments in the
+/// order given. A base URL that already has a query gets the arguments appended with `&`.
+///
+/// ```
+/// use modoai_protocol::{form::request_url, Verb};
+///
+/// let url = request_url("http://example.org/oai", Verb::ListRecords, &[("resumptionToken", "a b/1")]);
+/// assert_eq!(url, "http://example.org/oai?verb=ListRecords&resumptionToken=a%20b%2F1");
+/// ```
+pub fn request_url(base: &str, verb: crate::Verb, args: &[(&str, &str)]) -> String {
+    let mut url = String::from(base);
+    url.push(if base.contains('?') { '&' } else { '?' });
+    url.push_str("verb=");
+    url.push_str(verb.as_str());
+    for (name, value) in args {
+        url.push('&');
+        url.push_str(name);
+        url.push('=');
+        url.push_str(&encode(value));
+    }
+    url
+}
+
 fn hex(b: u8) -> Option<u8> {
     (b as char).to_digit(16).map(|d| d as u8)
 }

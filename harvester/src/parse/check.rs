@@ -18,15 +18,19 @@ use super::xml::MAX_DEPTH;
 use super::ParseError;
 
 /// Reads one event, checks its characters and keeps count of the open elements.
+///
+/// `skipped` counts the bytes read past quick-xml (Base64 text, see `xml::resource`): quick-xml's
+/// own offsets lack them.
 pub(crate) fn read<'b, R: BufRead>(
     reader: &mut NsReader<R>,
     buf: &'b mut Vec<u8>,
     depth: &mut usize,
-    start: u64,
+    skipped: u64,
 ) -> Result<Event<'b>, ParseError> {
+    let start = reader.buffer_position() + skipped;
     let event = reader
         .read_event_into(buf)
-        .map_err(|e| reader_error(e, reader))?;
+        .map_err(|e| reader_error(e, reader, skipped))?;
     check_event(&event, start)?;
     match event {
         Event::Start(_) if *depth == MAX_DEPTH => {
@@ -42,25 +46,30 @@ pub(crate) fn read<'b, R: BufRead>(
     Ok(event)
 }
 
-fn reader_error<R: BufRead>(error: quick_xml::Error, reader: &mut NsReader<R>) -> ParseError {
+fn reader_error<R: BufRead>(
+    error: quick_xml::Error,
+    reader: &mut NsReader<R>,
+    skipped: u64,
+) -> ParseError {
+    let position = reader.error_position() + skipped;
     match error {
         quick_xml::Error::Io(source) => ParseError::Io {
-            position: reader.buffer_position(),
+            position: reader.buffer_position() + skipped,
             source,
         },
         // Unfinished markup, or a `&…` without `;`, is truncation only if nothing follows;
         // otherwise it is a stray `<!` or `&`.
         quick_xml::Error::Syntax(source) if is_at_eof(reader) => ParseError::Truncated {
-            position: reader.error_position(),
+            position,
             source: Some(source),
         },
         quick_xml::Error::IllFormed(IllFormedError::UnclosedReference) if is_at_eof(reader) => {
             ParseError::Truncated {
-                position: reader.error_position(),
+                position,
                 source: None,
             }
         }
-        other => xml_error(other, reader.error_position()),
+        other => xml_error(other, position),
     }
 }
 

@@ -96,6 +96,25 @@ pub enum ParseError {
         /// The deepest nesting accepted.
         limit: usize,
     },
+    /// The content of an inline Base64 `didl:Resource` is not Base64: a character outside the
+    /// alphabet, padding that is misplaced or incomplete, or a child element. Only
+    /// [`next_event_with`](super::PageParser::next_event_with) decodes resources.
+    #[error("invalid Base64 at byte {position}: {message}")]
+    Base64 {
+        /// Where the offending character, element or final quantum starts.
+        position: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// The [`MetadataSink`](super::MetadataSink) returned an error.
+    #[error("metadata sink failed at byte {position}")]
+    Sink {
+        /// How far parsing got when the sink was called.
+        position: u64,
+        /// The sink's error.
+        #[source]
+        source: Arc<io::Error>,
+    },
     /// Reading the input failed.
     #[error("I/O error at byte {position}")]
     Io {
@@ -120,6 +139,8 @@ impl ParseError {
             | ParseError::UnknownErrorCode { position, .. }
             | ParseError::NotOaiPmh { position, .. }
             | ParseError::TooDeep { position, .. }
+            | ParseError::Base64 { position, .. }
+            | ParseError::Sink { position, .. }
             | ParseError::Io { position, .. } => *position,
         }
     }

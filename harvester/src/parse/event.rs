@@ -69,8 +69,12 @@ pub struct Record {
     /// The text is re-serialised from the parser's events: markup and escapes are kept as sent,
     /// and the namespace bindings in scope at `<metadata>` that the child does not declare itself
     /// are added to it, so the fragment parses on its own. The whole element is held in memory;
-    /// a streaming path for large Base64 content comes with the harvester.
+    /// [`PageParser::next_event_with`](super::PageParser::next_event_with) streams it instead,
+    /// and leaves this `None`.
     pub metadata: Option<String>,
+    /// True if the metadata went to a [`MetadataSink`](super::MetadataSink) instead of
+    /// [`metadata`](Self::metadata): exactly when `metadata` would otherwise be `Some`.
+    pub streamed: bool,
 }
 
 /// The `<resumptionToken>` of a list page (§3.5).

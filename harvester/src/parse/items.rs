@@ -5,7 +5,9 @@ use std::io::BufRead;
 use modoai_protocol::{Datestamp, ErrorCode, Granularity, OaiError};
 
 use super::xml::Element;
-use super::{Header, Identify, PageEvent, PageParser, ParseError, Record, ResumptionToken};
+use super::{
+    Header, Identify, MetadataSink, PageEvent, PageParser, ParseError, Record, ResumptionToken,
+};
 
 impl<R: BufRead> PageParser<R> {
     /// One `<error>` (§3.6); an unknown code fails the page, which is an error page anyway.
@@ -23,13 +25,20 @@ impl<R: BufRead> PageParser<R> {
         }
     }
 
-    /// A `<record>` (§2.5): header, metadata; `about` is skipped.
-    pub(super) fn record(&mut self, el: &Element) -> Result<Record, ParseError> {
+    /// A `<record>` (§2.5): header, metadata (to `sink` if there is one); `about` is skipped.
+    pub(super) fn record(
+        &mut self,
+        el: &Element,
+        mut sink: Option<&mut (dyn MetadataSink + '_)>,
+    ) -> Result<Record, ParseError> {
         let mut record = Record::default();
         self.each_child(el, |p, child| {
-            match child.oai() {
-                Some("header") => record.header = p.header(&child)?,
-                Some("metadata") => record.metadata = p.metadata(&child)?,
+            match (child.oai(), sink.as_deref_mut()) {
+                (Some("header"), _) => record.header = p.header(&child)?,
+                (Some("metadata"), None) => record.metadata = p.metadata(&child)?,
+                (Some("metadata"), Some(sink)) if !child.empty => {
+                    record.streamed = p.source.stream_content(sink)?;
+                }
                 _ => p.skip(&child)?,
             }
             Ok(())

@@ -8,6 +8,7 @@ use quick_xml::NsReader;
 use super::*;
 
 mod malformed;
+mod stream;
 
 const OPEN: &str = r#"<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/">"#;
 

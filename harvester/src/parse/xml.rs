@@ -1,12 +1,15 @@
 //! A checked token stream over quick-xml's `NsReader`: elements named by namespace and local
 //! name, text with references resolved, every event checked by [`check`](super::check).
 
+mod copy;
+mod resource;
+
 use std::io::BufRead;
 
 use modoai_protocol::ns;
 use quick_xml::events::{BytesStart, Event};
-use quick_xml::name::{Namespace, PrefixDeclaration, ResolveResult};
-use quick_xml::{NsReader, Writer};
+use quick_xml::name::{Namespace, ResolveResult};
+use quick_xml::NsReader;
 
 use super::check::{decoded, first_invalid, read, resolve_ref, xml_error};
 use super::ParseError;
@@ -76,12 +79,21 @@ pub(crate) struct XmlSource<R> {
     buf: Vec<u8>,
     /// Open elements, counted here so that [`MAX_DEPTH`] is enforced before quick-xml's counter.
     depth: usize,
+    /// Bytes read from the underlying reader past quick-xml (Base64 text, see [`resource`]),
+    /// which quick-xml's offsets do not count.
+    skipped: u64,
 }
 
 impl<R> XmlSource<R> {
     /// Bytes consumed so far.
     pub(crate) fn position(&self) -> u64 {
-        self.reader.buffer_position()
+        self.reader.buffer_position() + self.skipped
+    }
+
+    /// The capacity of the event buffer, which bounds the memory a page takes.
+    #[cfg(test)]
+    pub(crate) fn buffer_capacity(&self) -> usize {
+        self.buf.capacity()
     }
 }
 
@@ -91,6 +103,7 @@ impl<R: BufRead> XmlSource<R> {
             reader: NsReader::from_reader(reader),
             buf: Vec::new(),
             depth: 0,
+            skipped: 0,
         }
     }
 
@@ -108,9 +121,14 @@ impl<R: BufRead> XmlSource<R> {
 
     pub(crate) fn next(&mut self) -> Result<Token, ParseError> {
         loop {
-            let start = self.reader.buffer_position();
+            let start = self.position();
             self.buf.clear();
-            let token = match read(&mut self.reader, &mut self.buf, &mut self.depth, start)? {
+            let token = match read(
+                &mut self.reader,
+                &mut self.buf,
+                &mut self.depth,
+                self.skipped,
+            )? {
                 Event::Start(e) => Token::Open(element(&self.reader, &e, false, start)?),
                 Event::Empty(e) => Token::Open(element(&self.reader, &e, true, start)?),
                 Event::End(_) => Token::Close,
@@ -128,9 +146,14 @@ impl<R: BufRead> XmlSource<R> {
     pub(crate) fn skip_content(&mut self) -> Result<(), ParseError> {
         let mut depth = 0usize;
         loop {
-            let start = self.reader.buffer_position();
+            let start = self.position();
             self.buf.clear();
-            match read(&mut self.reader, &mut self.buf, &mut self.depth, start)? {
+            match read(
+                &mut self.reader,
+                &mut self.buf,
+                &mut self.depth,
+                self.skipped,
+            )? {
                 Event::Start(_) => depth += 1,
                 Event::End(_) if depth == 0 => return Ok(()),
                 Event::End(_) => depth -= 1,
@@ -141,44 +164,6 @@ impl<R: BufRead> XmlSource<R> {
                 _ => {}
             }
         }
-    }
-
-    /// Reads past the end tag of the element just opened and returns its content as XML text.
-    ///
-    /// Markup and escapes are written back as read. Each top-level child element also gets the
-    /// namespace bindings in scope that it does not declare itself, so the text stands alone.
-    /// Whitespace between top-level children is dropped.
-    pub(crate) fn copy_content(&mut self) -> Result<String, ParseError> {
-        let mut out = Writer::new(Vec::new());
-        let mut depth = 0usize;
-        loop {
-            let start = self.reader.buffer_position();
-            self.buf.clear();
-            let event = match read(&mut self.reader, &mut self.buf, &mut self.depth, start)? {
-                Event::End(_) if depth == 0 => break,
-                Event::End(e) => {
-                    depth -= 1;
-                    Event::End(e)
-                }
-                Event::Start(e) => {
-                    depth += 1;
-                    Event::Start(standalone(&self.reader, e, depth == 1))
-                }
-                Event::Empty(e) => Event::Empty(standalone(&self.reader, e, depth == 0)),
-                Event::Text(t) if depth == 0 && t.iter().all(u8::is_ascii_whitespace) => continue,
-                Event::GeneralRef(r) => {
-                    resolve_ref(&r, start)?;
-                    Event::GeneralRef(r)
-                }
-                Event::Decl(_) | Event::DocType(_) => continue,
-                Event::Eof => return Err(self.truncated()),
-                other => other,
-            };
-            // Writing to a Vec cannot fail.
-            let _ = out.write_event(event);
-        }
-        // Every byte written was checked to be UTF-8 when it was read, or is ASCII markup.
-        Ok(String::from_utf8(out.into_inner()).expect("re-serialised XML is UTF-8"))
     }
 }
 
@@ -227,49 +212,6 @@ fn attributes(e: &BytesStart<'_>, position: u64) -> Result<Vec<(String, String)>
         out.push((lossy(attr.key.as_ref()), value.into_owned()));
     }
     Ok(out)
-}
-
-/// Adds to a top-level element of a copied fragment the bindings in scope that it lacks.
-fn standalone<'a, R>(reader: &NsReader<R>, mut e: BytesStart<'a>, top: bool) -> BytesStart<'a> {
-    if !top {
-        return e;
-    }
-    let declared: Vec<Vec<u8>> = e
-        .attributes()
-        .with_checks(false)
-        .flatten()
-        .filter(|a| a.key.as_namespace_binding().is_some())
-        .map(|a| a.key.as_ref().to_vec())
-        .collect();
-    let missing: Vec<(Vec<u8>, Vec<u8>)> = reader
-        .resolver()
-        .bindings()
-        .map(|(prefix, uri)| (binding_key(prefix), quote_safe(uri.0)))
-        .filter(|(key, _)| !declared.contains(key))
-        .collect();
-    for (key, value) in &missing {
-        e.push_attribute((key.as_slice(), value.as_slice()));
-    }
-    e
-}
-
-fn binding_key(prefix: PrefixDeclaration<'_>) -> Vec<u8> {
-    match prefix {
-        PrefixDeclaration::Default => b"xmlns".to_vec(),
-        PrefixDeclaration::Named(p) => [b"xmlns:", p].concat(),
-    }
-}
-
-/// A raw attribute value as read, made safe for double quotes (it may come from `'…'`).
-fn quote_safe(raw: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(raw.len());
-    for &b in raw {
-        match b {
-            b'"' => out.extend_from_slice(b"&quot;"),
-            _ => out.push(b),
-        }
-    }
-    out
 }
 
 /// Bytes already checked to be UTF-8.

@@ -23,9 +23,10 @@ pub(crate) struct OpenFile {
     pub(crate) warcinfo_id: String,
 }
 
-/// `PREFIX-TIMESTAMP-SERIAL-HOST.warc.gz`, TIMESTAMP being 14 digits UTC, SERIAL 5 digits.
+/// `PREFIX-TIMESTAMP-SERIAL-HOST.warc.gz`, TIMESTAMP being 17 digits UTC (Annex C's 14 plus
+/// milliseconds, as Heritrix writes them), SERIAL 5 digits.
 pub(crate) fn file_name(prefix: &str, begun: OffsetDateTime, serial: u32, host: &str) -> String {
-    let fmt = format_description!("[year][month][day][hour][minute][second]");
+    let fmt = format_description!("[year][month][day][hour][minute][second][subsecond digits:3]");
     let ts = begun
         .to_offset(time::UtcOffset::UTC)
         .format(&fmt)
@@ -159,7 +160,7 @@ mod tests {
         let t = datetime!(2024-05-01 14:03:09.5 +02:00);
         assert_eq!(
             file_name("oai", t, 7, "host-1"),
-            "oai-20240501120309-00007-host-1.warc.gz"
+            "oai-20240501120309500-00007-host-1.warc.gz"
         );
         assert_eq!(sanitize("a b/c"), "a_b_c");
         assert!(!default_host().is_empty());

@@ -41,5 +41,5 @@ pub use record::{
     IDENTICAL_PAYLOAD_DIGEST,
 };
 pub use recover::{recover, Recovered};
-pub use spool::{Spool, DEFAULT_SPOOL_THRESHOLD};
+pub use spool::{Spool, SpoolReader, DEFAULT_SPOOL_THRESHOLD};
 pub use writer::{Position, Writer, WriterConfig};

@@ -57,6 +57,34 @@ impl Spool {
         self.hasher.clone().finish()
     }
 
+    /// The first `n` bytes (fewer if the payload is shorter).
+    pub(crate) fn head(&mut self, n: usize) -> io::Result<Vec<u8>> {
+        match &mut self.file {
+            None => Ok(self.mem[..n.min(self.mem.len())].to_vec()),
+            Some(file) => {
+                file.flush()?;
+                file.seek(SeekFrom::Start(0))?;
+                let mut out = Vec::with_capacity(n);
+                file.take(n as u64).read_to_end(&mut out)?;
+                file.seek(SeekFrom::End(0))?;
+                Ok(out)
+            }
+        }
+    }
+
+    /// Reads the spooled bytes back from the start (e.g. to parse a spooled XML document).
+    /// Writing after reading appends as before.
+    pub fn reader(&mut self) -> io::Result<SpoolReader<'_>> {
+        if let Some(file) = &mut self.file {
+            file.flush()?;
+            file.seek(SeekFrom::Start(0))?;
+        }
+        Ok(SpoolReader {
+            spool: self,
+            pos: 0,
+        })
+    }
+
     /// Copies the spooled bytes into `out`, re-hashing them, so the digest and length in the
     /// header are checked against the bytes actually written (STYLE.md 21).
     pub(crate) fn copy_into(&mut self, out: &mut dyn Write) -> io::Result<()> {
@@ -86,6 +114,36 @@ impl Spool {
             return Err(io::Error::other("spooled payload changed while copied"));
         }
         Ok(())
+    }
+}
+
+/// A reader over a [`Spool`]'s bytes, from [`Spool::reader`].
+#[derive(Debug)]
+pub struct SpoolReader<'a> {
+    spool: &'a mut Spool,
+    pos: usize,
+}
+
+impl Read for SpoolReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match &mut self.spool.file {
+            Some(file) => file.read(buf),
+            None => {
+                let rest = &self.spool.mem[self.pos..];
+                let n = rest.len().min(buf.len());
+                buf[..n].copy_from_slice(&rest[..n]);
+                self.pos += n;
+                Ok(n)
+            }
+        }
+    }
+}
+
+impl Drop for SpoolReader<'_> {
+    fn drop(&mut self) {
+        if let Some(file) = &mut self.spool.file {
+            let _ = file.seek(SeekFrom::End(0));
+        }
     }
 }
 

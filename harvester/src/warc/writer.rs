@@ -96,6 +96,8 @@ pub struct Writer {
     file: Option<OpenFile>,
     last: Option<Position>,
     closed: Vec<PathBuf>,
+    /// Inside [`Writer::group`]: no rotation.
+    hold: bool,
 }
 
 /// The block of a record being written.
@@ -113,6 +115,7 @@ impl Writer {
             file: None,
             last: None,
             closed: Vec::new(),
+            hold: false,
         }
     }
 
@@ -155,9 +158,19 @@ impl Writer {
         head.extra(extra_headers)?;
         head.field("WARC-Payload-Digest", &digest)?;
         let head = head.finish(payload.len(), &digest);
-        let level = Compression::for_content_type(content_type);
+        let level = Compression::for_payload(content_type, &mut payload)?;
         let r = self.emit(&head, Block::Spooled(&mut payload), level)?;
         Ok(self.reference(r, id, Some(target_uri), date, digest))
+    }
+
+    /// Writes the records of `f` into one file: a rotation that is due happens before them,
+    /// never between them, so a crash recovery that cuts a file never splits a group.
+    pub fn group<T>(&mut self, f: impl FnOnce(&mut Self) -> io::Result<T>) -> io::Result<T> {
+        self.open_file()?;
+        self.hold = true;
+        let result = f(self);
+        self.hold = false;
+        result
     }
 
     /// Writes a `metadata` record (`application/warc-fields`) describing `describes`, at its
@@ -188,6 +201,33 @@ impl Writer {
         let r = self.emit(&head, Block::Bytes(block), Compression::Fast)?;
         let uri = describes.target_uri.as_deref();
         Ok(self.reference(r, id, uri, date, digest))
+    }
+
+    /// Writes a `metadata` record with any content type at its own `target_uri` (e.g. XML under
+    /// a synthesized or OAI request URI, never under a resource's URI: see
+    /// [`write_metadata`](Self::write_metadata)), optionally linked to the record it describes.
+    pub fn write_metadata_payload(
+        &mut self,
+        target_uri: &str,
+        content_type: &str,
+        date: OffsetDateTime,
+        describes: Option<&RecordRef>,
+        mut payload: Spool,
+    ) -> io::Result<RecordRef> {
+        let id = new_record_id();
+        let mut head = Head::new(RecordType::Metadata, &id, date);
+        head.field("WARC-Target-URI", target_uri)?;
+        self.common_fields(&mut head)?;
+        if let Some(d) = describes {
+            head.field("WARC-Refers-To", &d.record_id)?;
+            head.field("WARC-Concurrent-To", &d.record_id)?;
+        }
+        head.field("Content-Type", content_type)?;
+        let digest = payload.digest();
+        let head = head.finish(payload.len(), &digest);
+        let level = Compression::for_payload(content_type, &mut payload)?;
+        let r = self.emit(&head, Block::Spooled(&mut payload), level)?;
+        Ok(self.reference(r, id, Some(target_uri), date, digest))
     }
 
     /// Writes an empty-block `revisit` record (WARC 1.1 §6.7.2, identical-payload-digest) of
@@ -292,7 +332,7 @@ impl Writer {
         if self
             .file
             .as_ref()
-            .is_some_and(|f| f.pos >= self.config.max_file_size)
+            .is_some_and(|f| !self.hold && f.pos >= self.config.max_file_size)
         {
             self.close_file()?;
         }

@@ -220,7 +220,7 @@ fn rotation_sync_and_open_suffix() {
     for (i, path) in files.iter().enumerate() {
         let name = path.file_name().unwrap().to_str().unwrap();
         assert!(name.starts_with("rot-") && name.ends_with(&format!("-{i:05}-h.warc.gz")));
-        assert_eq!(name.len(), "rot-".len() + 14 + "-00000-h.warc.gz".len());
+        assert_eq!(name.len(), "rot-".len() + 17 + "-00000-h.warc.gz".len());
         let index = warcio_index(path);
         assert_eq!(index[0].0, "warcinfo");
         let mine: Vec<_> = refs.iter().filter(|r| r.file_name == name).collect();

@@ -1,0 +1,195 @@
+//! The ledger: one JSON line per harvested item, appended right after the item's WARC records.
+//!
+//! It is the archive's memory of what it holds. A line is written only after every record of its
+//! item is in the WARC file, so after a crash the WARC bytes past the last line's records belong
+//! to an item that must be harvested again ([`super::recovery`]). A line cut short by the crash is
+//! dropped when the ledger is opened.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::cdxj::CdxjLine;
+use crate::surt::surt;
+
+/// One harvested item: an OAI record of one endpoint and format, at one datestamp.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The endpoint's base URL.
+    pub endpoint: String,
+    /// The metadata format harvested.
+    pub prefix: String,
+    /// The OAI identifier.
+    pub identifier: String,
+    /// The datestamp as the endpoint sent it.
+    pub datestamp: String,
+    /// `status="deleted"`.
+    #[serde(default)]
+    pub deleted: bool,
+    /// The record's setSpecs.
+    #[serde(default)]
+    pub sets: Vec<String>,
+    /// When it was harvested (`WARC-Date`).
+    pub harvested: String,
+    /// Payload bytes archived for the item (decoded files, or the metadata XML).
+    #[serde(default)]
+    pub bytes: u64,
+    /// Fixity problems found (digest mismatches); empty when every check passed or none applied.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixity_errors: Vec<String>,
+    /// The WARC records written for the item, in file order, all in one file.
+    pub records: Vec<Written>,
+}
+
+/// One WARC record of an item.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Written {
+    /// `WARC-Type`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The WARC file (final name).
+    pub file: String,
+    /// Offset of the record's gzip member.
+    pub offset: u64,
+    /// Compressed length of the member.
+    pub length: u64,
+    /// `WARC-Record-ID`.
+    pub id: String,
+    /// `WARC-Target-URI`.
+    pub uri: String,
+    /// `Content-Type` (`warc/revisit` for revisits, as CDXJ writes it).
+    pub mime: String,
+    /// `WARC-Payload-Digest` (`sha1:…`).
+    pub digest: String,
+    /// `WARC-Date`, 14 digits.
+    pub date: String,
+    /// Whether the record belongs in the CDXJ index (not warc-fields metadata).
+    pub indexed: bool,
+}
+
+impl Written {
+    /// The record's CDXJ line, as cdxj-indexer writes it.
+    pub fn cdxj(&self) -> Option<CdxjLine> {
+        if !self.indexed {
+            return None;
+        }
+        let key = surt(&self.uri).ok()?;
+        let s = |v: &str| serde_json::Value::String(v.to_owned());
+        Some(CdxjLine {
+            surt: key,
+            timestamp: self.date.clone(),
+            fields: vec![
+                ("url".into(), s(&self.uri)),
+                ("mime".into(), s(&self.mime)),
+                ("digest".into(), s(&self.digest)),
+                ("length".into(), s(&self.length.to_string())),
+                ("offset".into(), s(&self.offset.to_string())),
+                ("filename".into(), s(&self.file)),
+            ],
+        })
+    }
+}
+
+impl Entry {
+    /// Where the item's last record ends in its file.
+    pub fn end(&self) -> Option<(&str, u64)> {
+        let last = self.records.iter().max_by_key(|r| r.offset)?;
+        Some((&last.file, last.offset + last.length))
+    }
+}
+
+/// The append-only ledger file.
+#[derive(Debug)]
+pub(crate) struct Ledger {
+    path: PathBuf,
+    file: File,
+    len: u64,
+}
+
+impl Ledger {
+    /// Opens (or creates) the ledger, cuts off a partial last line, and returns every entry.
+    pub(crate) fn open(path: &Path) -> io::Result<(Ledger, Vec<Entry>)> {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)?;
+        let mut entries = Vec::new();
+        let mut good = 0u64;
+        let mut reader = BufReader::new(&mut file);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = reader.read_until(b'\n', &mut line)?;
+            if n == 0 || line.last() != Some(&b'\n') {
+                break;
+            }
+            match serde_json::from_slice::<Entry>(&line) {
+                Ok(entry) => entries.push(entry),
+                Err(e) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!(
+                            "{}: line at byte {good} is not a ledger entry ({e})",
+                            path.display()
+                        ),
+                    ))
+                }
+            }
+            good += n as u64;
+        }
+        drop(reader);
+        if file.metadata()?.len() != good {
+            tracing::warn!(ledger = %path.display(), kept = good, "cutting a partial ledger line left by a crash");
+            file.set_len(good)?;
+            file.sync_all()?;
+        }
+        file.seek(SeekFrom::End(0))?;
+        let ledger = Ledger {
+            path: path.to_owned(),
+            file,
+            len: good,
+        };
+        Ok((ledger, entries))
+    }
+
+    /// Appends one entry with a single `write`, so a crash leaves it whole or partial, never mixed.
+    pub(crate) fn append(&mut self, entry: &Entry) -> io::Result<()> {
+        let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
+        line.push(b'\n');
+        self.file.write_all(&line)?;
+        self.len += line.len() as u64;
+        Ok(())
+    }
+
+    /// Makes every appended entry durable.
+    pub(crate) fn sync(&mut self) -> io::Result<()> {
+        self.file.sync_data()
+    }
+
+    /// Bytes in the ledger.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Entries from byte `from` to the end (used to index what the CDXJ does not cover yet).
+    pub(crate) fn entries_from(&self, from: u64) -> io::Result<Vec<Entry>> {
+        let mut reader = BufReader::new(File::open(&self.path)?);
+        reader.seek(SeekFrom::Start(from.min(self.len)))?;
+        let mut out = Vec::new();
+        let mut line = Vec::new();
+        let mut pos = from;
+        while pos < self.len {
+            line.clear();
+            let n = reader.read_until(b'\n', &mut line)?;
+            if n == 0 {
+                break;
+            }
+            pos += n as u64;
+            out.push(serde_json::from_slice(&line).map_err(io::Error::other)?);
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,340 @@
+//! An archive directory: rotating WARC files, a sorted CDXJ index, the ledger of harvested items
+//! and the harvest state, behind an exclusive lock.
+//!
+//! ```text
+//! ARCHIVE/warcs/*.warc.gz   WARC 1.1, one gzip member per record (`.open` while written)
+//! ARCHIVE/index.cdxj        CDXJ, SURT-keyed, sorted (pywb reads it as is)
+//! ARCHIVE/ledger.jsonl      one line per harvested item, written after its records
+//! ARCHIVE/state.json        per list: the next resumption token, the incremental `from`
+//! ARCHIVE/spool/            payloads being received (cleared on open)
+//! ARCHIVE/lock              held (flock) while a harvester uses the archive
+//! ```
+//!
+//! Opening an archive finishes whatever a crashed run left: `.open` WARC files are cut back to the
+//! end of the last item the ledger knows (an item written without its ledger line is harvested
+//! again), then checked and closed; ledger lines not yet in the index are indexed.
+
+mod ledger;
+mod recovery;
+mod state;
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use nix::fcntl::{Flock, FlockArg};
+use time::OffsetDateTime;
+
+use crate::cdxj::{CdxjError, CdxjIndex};
+use crate::warc::{RecordRef, WarcFields, Writer, WriterConfig};
+
+pub use ledger::{Entry, Written};
+pub use recovery::Recovery;
+pub use state::{ListKey, ListState, Run, Running, State};
+
+use ledger::Ledger;
+
+/// Why an archive could not be opened or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ArchiveError {
+    /// Another process holds the archive.
+    #[error("archive {0} is in use by another harvester (lock held on its `lock` file)")]
+    Locked(PathBuf),
+    /// File system trouble.
+    #[error("archive {path}: {source}")]
+    Io {
+        /// Where.
+        path: PathBuf,
+        /// What.
+        #[source]
+        source: io::Error,
+    },
+    /// The index could not be updated.
+    #[error("archive index: {0}")]
+    Index(#[from] CdxjError),
+}
+
+fn at(path: &Path) -> impl FnOnce(io::Error) -> ArchiveError + '_ {
+    move |source| ArchiveError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// How new WARC files are written.
+#[derive(Clone, Debug)]
+pub struct ArchiveOptions {
+    /// File name prefix. Default `modoai`.
+    pub prefix: String,
+    /// Rotation size. Default 1 GB.
+    pub max_file_size: u64,
+    /// Host part of file names; `None` = this machine's name.
+    pub host: Option<String>,
+}
+
+impl Default for ArchiveOptions {
+    fn default() -> Self {
+        Self {
+            prefix: "modoai".into(),
+            max_file_size: 1_000_000_000,
+            host: None,
+        }
+    }
+}
+
+/// The original capture of a payload, for revisit records.
+#[derive(Clone, Debug)]
+pub struct Original {
+    /// Its record.
+    pub record: RecordRef,
+}
+
+/// An open archive. See the [module docs](self).
+#[derive(Debug)]
+pub struct Archive {
+    dir: PathBuf,
+    options: ArchiveOptions,
+    _lock: Flock<File>,
+    writer: Option<Writer>,
+    ledger: Ledger,
+    state: State,
+    /// (endpoint, prefix, identifier, datestamp) of every item held.
+    seen: HashSet<(String, String, String, String)>,
+    /// Payload digest → first resource with that payload.
+    originals: HashMap<String, RecordRef>,
+    recovery: Recovery,
+}
+
+impl Archive {
+    /// Opens (creating if needed) the archive at `dir`, locks it, and recovers from a crash.
+    pub fn open(dir: &Path, options: ArchiveOptions) -> Result<Archive, ArchiveError> {
+        for sub in ["warcs", "spool"] {
+            fs::create_dir_all(dir.join(sub)).map_err(at(dir))?;
+        }
+        let lock_path = dir.join("lock");
+        let lock_file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(at(&lock_path))?;
+        let lock = Flock::lock(lock_file, FlockArg::LockExclusiveNonblock)
+            .map_err(|_| ArchiveError::Locked(dir.to_owned()))?;
+        // Spool files are unnamed on Linux; remove named leftovers of other platforms.
+        if let Ok(read) = fs::read_dir(dir.join("spool")) {
+            for e in read.flatten() {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+        let ledger_path = dir.join("ledger.jsonl");
+        let (ledger, entries) = Ledger::open(&ledger_path).map_err(at(&ledger_path))?;
+        let state_path = dir.join("state.json");
+        let state = State::load(&state_path).map_err(at(&state_path))?;
+        let warcs = dir.join("warcs");
+        let recovery = recovery::recover_open_files(&warcs, &entries).map_err(at(&warcs))?;
+        let mut archive = Archive {
+            dir: dir.to_owned(),
+            options,
+            _lock: lock,
+            writer: None,
+            ledger,
+            state,
+            seen: HashSet::new(),
+            originals: HashMap::new(),
+            recovery,
+        };
+        for entry in &entries {
+            archive.remember(entry);
+        }
+        archive.update_index()?;
+        Ok(archive)
+    }
+
+    /// The archive's folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// What opening the archive had to repair.
+    pub fn recovery(&self) -> &Recovery {
+        &self.recovery
+    }
+
+    /// The harvest state.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// The harvest state, to change before [`checkpoint`](Self::checkpoint).
+    pub fn state_mut(&mut self) -> &mut State {
+        &mut self.state
+    }
+
+    /// Whether the archive holds this item already.
+    pub fn contains(
+        &self,
+        endpoint: &str,
+        prefix: &str,
+        identifier: &str,
+        datestamp: &str,
+    ) -> bool {
+        // Tuples of borrowed strs cannot look up owned tuples; the set is small per item.
+        self.seen.contains(&(
+            endpoint.to_owned(),
+            prefix.to_owned(),
+            identifier.to_owned(),
+            datestamp.to_owned(),
+        ))
+    }
+
+    /// The first resource archived with this payload digest, if any.
+    pub fn original(&self, digest: &str) -> Option<&RecordRef> {
+        self.originals.get(digest)
+    }
+
+    /// The WARC writer, created with `warcinfo` fields on first use in this run.
+    pub fn writer(&mut self, warcinfo: impl FnOnce() -> WarcFields) -> &mut Writer {
+        let (dir, options) = (&self.dir, &self.options);
+        self.writer.get_or_insert_with(|| {
+            let mut config = WriterConfig::new(dir.join("warcs"), &options.prefix)
+                .max_file_size(options.max_file_size)
+                .spool_dir(dir.join("spool"))
+                .warcinfo(warcinfo());
+            if let Some(host) = &options.host {
+                config = config.host(host);
+            }
+            Writer::new(config)
+        })
+    }
+
+    /// Records an item whose WARC records were just written (one ledger `write`).
+    pub fn commit(&mut self, entry: &Entry) -> Result<(), ArchiveError> {
+        let path = self.dir.join("ledger.jsonl");
+        self.ledger.append(entry).map_err(at(&path))?;
+        self.remember(entry);
+        Ok(())
+    }
+
+    /// Makes everything so far durable (WARC file, then ledger), then saves the state: after a
+    /// crash the harvest continues from here.
+    pub fn checkpoint(&mut self) -> Result<(), ArchiveError> {
+        if let Some(w) = &mut self.writer {
+            w.sync().map_err(at(&self.dir))?;
+        }
+        let ledger = self.dir.join("ledger.jsonl");
+        self.ledger.sync().map_err(at(&ledger))?;
+        let path = self.dir.join("state.json");
+        self.state.save(&path).map_err(at(&path))
+    }
+
+    /// Merges ledger entries not yet indexed into `index.cdxj`.
+    pub fn update_index(&mut self) -> Result<(), ArchiveError> {
+        let ledger = self.dir.join("ledger.jsonl");
+        if self.state.indexed >= self.ledger.len() {
+            return Ok(());
+        }
+        self.ledger.sync().map_err(at(&ledger))?;
+        let entries = self
+            .ledger
+            .entries_from(self.state.indexed)
+            .map_err(at(&ledger))?;
+        let lines = entries
+            .iter()
+            .flat_map(|e| e.records.iter().filter_map(Written::cdxj));
+        self.index().add(lines)?;
+        self.state.indexed = self.ledger.len();
+        let path = self.dir.join("state.json");
+        self.state.save(&path).map_err(at(&path))
+    }
+
+    /// The CDXJ index.
+    pub fn index(&self) -> CdxjIndex {
+        CdxjIndex::open(self.dir.join("index.cdxj"))
+    }
+
+    /// Ends a harvest run: closes its WARC file (the next run starts a new one with its own
+    /// warcinfo), indexes what it added, and saves the state.
+    pub fn end_run(&mut self) -> Result<(), ArchiveError> {
+        if let Some(w) = self.writer.take() {
+            w.close().map_err(at(&self.dir))?;
+        }
+        self.update_index()?;
+        self.checkpoint()
+    }
+
+    /// Closes the WARC file, indexes, and saves the state.
+    pub fn close(mut self) -> Result<Vec<PathBuf>, ArchiveError> {
+        let files = match self.writer.take() {
+            Some(w) => w.close().map_err(at(&self.dir))?,
+            None => Vec::new(),
+        };
+        self.update_index()?;
+        self.checkpoint()?;
+        Ok(files)
+    }
+
+    fn remember(&mut self, entry: &Entry) {
+        self.seen.insert((
+            entry.endpoint.clone(),
+            entry.prefix.clone(),
+            entry.identifier.clone(),
+            entry.datestamp.clone(),
+        ));
+        for r in entry.records.iter().filter(|r| r.kind == "resource") {
+            self.originals
+                .entry(r.digest.clone())
+                .or_insert_with(|| record_ref(r));
+        }
+    }
+}
+
+/// The [`RecordRef`] of a ledger record.
+pub fn record_ref(r: &Written) -> RecordRef {
+    let date = time::PrimitiveDateTime::parse(
+        &r.date,
+        time::macros::format_description!("[year][month][day][hour][minute][second]"),
+    )
+    .map(|d| d.assume_utc())
+    .unwrap_or(OffsetDateTime::UNIX_EPOCH);
+    RecordRef {
+        file_name: r.file.clone(),
+        offset: r.offset,
+        length: r.length,
+        record_id: r.id.clone(),
+        target_uri: Some(r.uri.clone()),
+        date,
+        payload_digest: r.digest.clone(),
+    }
+}
+
+/// The ledger form of a record just written.
+pub fn written(r: &RecordRef, kind: &str, mime: &str, indexed: bool) -> Written {
+    Written {
+        kind: kind.to_owned(),
+        file: r.file_name.clone(),
+        offset: r.offset,
+        length: r.length,
+        id: r.record_id.clone(),
+        uri: r.target_uri.clone().unwrap_or_default(),
+        mime: mime.to_owned(),
+        digest: r.payload_digest.clone(),
+        date: timestamp14(r.date),
+        indexed,
+    }
+}
+
+/// `yyyyMMddHHmmss` in UTC.
+pub fn timestamp14(date: OffsetDateTime) -> String {
+    let d = date.to_offset(time::UtcOffset::UTC);
+    format!(
+        "{:04}{:02}{:02}{:02}{:02}{:02}",
+        d.year(),
+        u8::from(d.month()),
+        d.day(),
+        d.hour(),
+        d.minute(),
+        d.second()
+    )
+}

@@ -1,0 +1,150 @@
+//! `state.json`: per harvested list (endpoint, format, set), where the last harvest got to and
+//! when the last complete one started, written atomically at every checkpoint.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Everything the archive remembers between runs besides the ledger.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct State {
+    /// Ledger bytes already merged into the CDXJ index.
+    #[serde(default)]
+    pub indexed: u64,
+    /// The harvested lists, by [`ListKey::id`].
+    #[serde(default)]
+    pub lists: BTreeMap<String, ListState>,
+}
+
+/// What identifies a harvested list.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ListKey {
+    /// The base URL.
+    pub endpoint: String,
+    /// The metadata prefix.
+    pub prefix: String,
+    /// The set, if the harvest was selective.
+    pub set: Option<String>,
+}
+
+impl ListKey {
+    /// The key's text form in `state.json`.
+    pub fn id(&self) -> String {
+        format!(
+            "{} {} {}",
+            self.endpoint,
+            self.prefix,
+            self.set.as_deref().unwrap_or("-")
+        )
+    }
+}
+
+/// One list's history.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ListState {
+    /// Which list.
+    pub key: ListKey,
+    /// The `responseDate` of the first page of the last complete harvest: the next incremental
+    /// harvest asks `from` it.
+    #[serde(default)]
+    pub complete_from: Option<String>,
+    /// The harvest in progress, if the last one did not finish.
+    #[serde(default)]
+    pub running: Option<Running>,
+    /// Finished (or failed) harvests, oldest first.
+    #[serde(default)]
+    pub runs: Vec<Run>,
+}
+
+/// A harvest in progress: enough to continue it after a crash.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Running {
+    /// `from` of the selection, as sent.
+    pub from: Option<String>,
+    /// `until` of the selection, as sent.
+    pub until: Option<String>,
+    /// The token for the next page; `None` before the first page completed.
+    pub token: Option<String>,
+    /// Tokens received so far (to detect a server that repeats one).
+    #[serde(default)]
+    pub tokens_seen: Vec<String>,
+    /// Pages completed.
+    pub pages: u64,
+    /// `responseDate` of the first page.
+    pub first_response_date: Option<String>,
+    /// When the harvest began (RFC 3339).
+    pub started: String,
+    /// `completeListSize` of the last token, if the server gave one.
+    #[serde(default)]
+    pub list_size: Option<u64>,
+    /// Items seen so far in this harvest (archived or already present).
+    #[serde(default)]
+    pub items: u64,
+}
+
+/// A finished harvest, for `inspect archive`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Run {
+    /// RFC 3339.
+    pub started: String,
+    /// RFC 3339.
+    pub finished: String,
+    /// `from` asked.
+    pub from: Option<String>,
+    /// `until` asked.
+    pub until: Option<String>,
+    /// Items newly archived.
+    pub archived: u64,
+    /// Items skipped because the archive already had them.
+    pub skipped: u64,
+    /// Payload bytes archived.
+    pub bytes: u64,
+    /// Pages fetched.
+    pub pages: u64,
+    /// `complete`, or what stopped it.
+    pub outcome: String,
+}
+
+impl State {
+    /// Reads `path`; a missing file is an empty state.
+    pub(crate) fn load(path: &Path) -> io::Result<State> {
+        match fs::read(path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{}: {e}", path.display()),
+                )
+            }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(State::default()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Writes `path` atomically: a synced temporary file renamed over it.
+    pub(crate) fn save(&self, path: &Path) -> io::Result<()> {
+        let tmp: PathBuf = path.with_extension("json.tmp");
+        let mut file = File::create(&tmp)?;
+        file.write_all(&serde_json::to_vec_pretty(self).map_err(io::Error::other)?)?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)?;
+        if let Some(dir) = path.parent() {
+            if let Ok(d) = File::open(dir) {
+                let _ = d.sync_all();
+            }
+        }
+        Ok(())
+    }
+
+    /// The list's state, created empty if new.
+    pub fn list_mut(&mut self, key: &ListKey) -> &mut ListState {
+        self.lists.entry(key.id()).or_insert_with(|| ListState {
+            key: key.clone(),
+            complete_from: None,
+            running: None,
+            runs: Vec::new(),
+        })
+    }
+}

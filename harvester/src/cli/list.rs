@@ -1,0 +1,187 @@
+//! `harvest-list`: every endpoint of a TOML harvest list, several at a time.
+//!
+//! ```toml
+//! [defaults]              # optional; any key of an endpoint
+//! archive = "archive"
+//!
+//! [[endpoint]]
+//! url = "http://example.org/modoai"
+//! metadata-prefix = "oai_crate"   # optional, like the other keys below
+//! set = "mime:image"
+//! from = "2026-01-01"
+//! until = "2026-12-31"
+//! archive = "archives/example"
+//! ```
+//!
+//! Endpoints that share an archive are harvested one after the other (an archive has one
+//! writer); the others run concurrently, up to `--jobs`. One HTTP client serves them all, so its
+//! per-host politeness (one request at a time, `--delay`) holds across endpoints of one host.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::Args;
+use modoai_harvester::archive::Archive;
+use modoai_harvester::client::Client;
+use modoai_harvester::harvest::{HarvestOptions, Harvester, Quiet, Summary};
+use serde::Deserialize;
+use tokio::runtime::Runtime;
+
+use super::{summary, ClientArgs, WarcArgs, EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS};
+
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    /// The harvest list.
+    file: PathBuf,
+    /// Archives harvested at the same time.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    jobs: usize,
+    #[command(flatten)]
+    warc: WarcArgs,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Entry {
+    url: Option<String>,
+    archive: Option<PathBuf>,
+    metadata_prefix: Option<String>,
+    set: Option<String>,
+    from: Option<String>,
+    until: Option<String>,
+    name: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListFile {
+    #[serde(default)]
+    defaults: Entry,
+    #[serde(default)]
+    endpoint: Vec<Entry>,
+}
+
+/// Reads the list: every endpoint with its defaults applied, relative archives resolved against
+/// the list's folder.
+fn read(file: &Path) -> anyhow::Result<Vec<(PathBuf, HarvestOptions)>> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let list: ListFile = toml::from_str(&text)
+        .with_context(|| format!("{} is not a harvest list", file.display()))?;
+    anyhow::ensure!(
+        !list.endpoint.is_empty(),
+        "{}: no [[endpoint]]",
+        file.display()
+    );
+    let base = file.parent().unwrap_or(Path::new("."));
+    let d = &list.defaults;
+    list.endpoint
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let n = i + 1;
+            let url = e
+                .url
+                .clone()
+                .or(d.url.clone())
+                .with_context(|| format!("{}: endpoint {n} has no url", file.display()))?;
+            let archive = e.archive.clone().or(d.archive.clone()).with_context(|| {
+                format!("{}: endpoint {n} ({url}) has no archive", file.display())
+            })?;
+            let options = HarvestOptions {
+                prefix: e.metadata_prefix.clone().or(d.metadata_prefix.clone()),
+                set: e.set.clone().or(d.set.clone()),
+                from: e.from.clone().or(d.from.clone()),
+                until: e.until.clone().or(d.until.clone()),
+                name: e
+                    .name
+                    .clone()
+                    .or(d.name.clone())
+                    .unwrap_or_else(|| "modoai-harvest".into()),
+                ..HarvestOptions::new(&url)
+            };
+            Ok((base.join(archive), options))
+        })
+        .collect()
+}
+
+pub(crate) fn run(runtime: &Runtime, args: ListArgs, quiet: bool) -> anyhow::Result<u8> {
+    anyhow::ensure!(args.jobs >= 1, "--jobs must be at least 1");
+    let mut groups: BTreeMap<PathBuf, Vec<HarvestOptions>> = BTreeMap::new();
+    for (archive, options) in read(&args.file)? {
+        groups.entry(archive).or_default().push(options);
+    }
+    let client = args.client.client()?;
+    let jobs = Arc::new(tokio::sync::Semaphore::new(args.jobs));
+    let handle = runtime.handle().clone();
+    let results: Vec<anyhow::Result<Vec<Summary>>> = runtime.block_on(async {
+        let mut tasks = Vec::new();
+        for (archive, lists) in groups {
+            let (client, handle, jobs) = (client.clone(), handle.clone(), jobs.clone());
+            let warc = args.warc.clone();
+            tasks.push(tokio::spawn(async move {
+                let _slot = jobs.acquire_owned().await?;
+                tokio::task::spawn_blocking(move || group(&archive, &warc, lists, client, handle))
+                    .await?
+            }));
+        }
+        let mut out = Vec::new();
+        for t in tasks {
+            out.push(t.await.map_err(anyhow::Error::from).and_then(|r| r));
+        }
+        out
+    });
+    let mut code = EXIT_OK;
+    for r in results {
+        match r {
+            Ok(summaries) => {
+                for s in summaries {
+                    if !quiet {
+                        println!("{}", summary::render(&s));
+                    }
+                    if let Some(e) = &s.error {
+                        eprintln!("error: {}: {e}", s.endpoint);
+                    }
+                    code = code.max(match summary::exit_code(&s) {
+                        EXIT_FAILED => 2,
+                        EXIT_PROBLEMS => 1,
+                        _ => 0,
+                    });
+                }
+            }
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                code = 2;
+            }
+        }
+    }
+    Ok(match code {
+        0 => EXIT_OK,
+        1 => EXIT_PROBLEMS,
+        _ => EXIT_FAILED,
+    })
+}
+
+/// Harvests the lists of one archive in order.
+fn group(
+    archive: &Path,
+    warc: &WarcArgs,
+    lists: Vec<HarvestOptions>,
+    client: Client,
+    handle: tokio::runtime::Handle,
+) -> anyhow::Result<Vec<Summary>> {
+    let mut a = Archive::open(archive, warc.options())
+        .with_context(|| format!("cannot open the archive {}", archive.display()))?;
+    let mut out = Vec::new();
+    for options in lists {
+        let summary = Harvester::new(client.clone(), handle.clone(), &mut a, &Quiet).run(&options);
+        out.push(summary);
+    }
+    a.close()
+        .with_context(|| format!("cannot close the archive {}", archive.display()))?;
+    Ok(out)
+}

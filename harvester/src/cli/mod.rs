@@ -1,0 +1,202 @@
+//! The command line: argument definitions and dispatch.
+
+mod inspect;
+mod list;
+mod progress;
+mod summary;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::{Args, Parser, Subcommand};
+use modoai_harvester::archive::{Archive, ArchiveOptions};
+use modoai_harvester::client::{Client, ClientConfig};
+use modoai_harvester::harvest::{HarvestOptions, Harvester};
+
+/// Harvest completed; every item archived and verified.
+pub(crate) const EXIT_OK: u8 = 0;
+/// The harvest stopped early (the endpoint failed, a page stayed broken, the archive failed).
+pub(crate) const EXIT_FAILED: u8 = 1;
+/// The list was harvested to its end, but some items were not archived or failed fixity.
+pub(crate) const EXIT_PROBLEMS: u8 = 3;
+
+/// Harvests OAI-PMH 2.0 endpoints into WARC 1.1 archives with a CDXJ index.
+///
+/// Exit codes: 0 complete; 1 stopped early (see the message; run the same command again to
+/// continue); 2 bad arguments; 3 complete, but some items were not archived or failed a fixity
+/// check (recorded in the archive).
+#[derive(Debug, Parser)]
+#[command(name = "modoai-harvester", version, about, long_about = None)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// No progress bar and no summary; warnings and errors are still logged (RUST_LOG).
+    #[arg(long, short, global = true)]
+    pub(crate) quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Harvest one endpoint's list (ListRecords) into an archive. Run it again to continue an
+    /// interrupted harvest, or later to harvest what changed since (incremental).
+    Harvest(HarvestArgs),
+    /// Harvest every endpoint of a harvest list (TOML), several at a time.
+    HarvestList(list::ListArgs),
+    /// Show what an endpoint or an archive holds.
+    #[command(subcommand)]
+    Inspect(inspect::Inspect),
+}
+
+/// Options of the HTTP client.
+#[derive(Debug, Args, Clone)]
+pub(crate) struct ClientArgs {
+    /// Seconds to wait between two requests to the same host.
+    #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
+    delay: f64,
+    /// Retries of a failed request or a broken page.
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    retries: u32,
+    /// The User-Agent header.
+    #[arg(long, value_name = "TEXT")]
+    user_agent: Option<String>,
+}
+
+impl ClientArgs {
+    pub(crate) fn client(&self) -> anyhow::Result<Client> {
+        anyhow::ensure!(
+            self.delay.is_finite() && self.delay >= 0.0,
+            "--delay must be a number of seconds"
+        );
+        let mut config = ClientConfig::default()
+            .delay(Duration::from_secs_f64(self.delay))
+            .max_retries(self.retries);
+        if let Some(ua) = &self.user_agent {
+            config = config.user_agent(ua.clone());
+        }
+        Ok(Client::new(config))
+    }
+}
+
+#[derive(Debug, Args)]
+struct HarvestArgs {
+    /// The OAI-PMH base URL, e.g. http://example.org/modoai
+    url: String,
+    /// The archive folder (created if missing).
+    #[arg(long, value_name = "DIR")]
+    archive: PathBuf,
+    /// The metadata format. Default: oai_crate when the endpoint offers it, else oai_dc.
+    #[arg(long, value_name = "PREFIX")]
+    metadata_prefix: Option<String>,
+    /// Harvest only this set.
+    #[arg(long, value_name = "SPEC")]
+    set: Option<String>,
+    /// Only records changed since this date (YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ). Default: the
+    /// start of the last complete harvest of the same list, if any.
+    #[arg(long, value_name = "DATE")]
+    from: Option<String>,
+    /// Only records changed until this date.
+    #[arg(long, value_name = "DATE")]
+    until: Option<String>,
+    /// Harvest the whole list even if an earlier harvest completed (no incremental `from`).
+    #[arg(long)]
+    full: bool,
+    /// Do not fetch `ref` resources of records that carry no inline file.
+    #[arg(long)]
+    no_refs: bool,
+    /// The harvest's name (warcinfo `isPartOf`).
+    #[arg(long, default_value = "modoai-harvest")]
+    name: String,
+    #[command(flatten)]
+    warc: WarcArgs,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+/// How WARC files are written.
+#[derive(Debug, Args, Clone)]
+pub(crate) struct WarcArgs {
+    /// WARC file name prefix.
+    #[arg(long, default_value = "modoai", value_name = "TEXT")]
+    warc_prefix: String,
+    /// Start a new WARC file once one reaches this many bytes.
+    #[arg(long, default_value_t = 1_000_000_000, value_name = "BYTES")]
+    max_file_size: u64,
+}
+
+impl WarcArgs {
+    pub(crate) fn options(&self) -> ArchiveOptions {
+        ArchiveOptions {
+            prefix: self.warc_prefix.clone(),
+            max_file_size: self.max_file_size,
+            ..ArchiveOptions::default()
+        }
+    }
+}
+
+pub(crate) fn init_logging(quiet: bool) {
+    let default = if quiet { "error" } else { "warn" };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    match cli.command {
+        Command::Harvest(args) => {
+            let client = args.client.client()?;
+            let handle = runtime.handle().clone();
+            let quiet = cli.quiet;
+            let code = runtime.block_on(async move {
+                tokio::task::spawn_blocking(move || harvest(args, client, handle, quiet)).await
+            })??;
+            Ok(ExitCode::from(code))
+        }
+        Command::HarvestList(args) => list::run(&runtime, args, cli.quiet).map(ExitCode::from),
+        Command::Inspect(i) => inspect::run(&runtime, i).map(|()| ExitCode::from(EXIT_OK)),
+    }
+}
+
+fn harvest(
+    args: HarvestArgs,
+    client: Client,
+    handle: tokio::runtime::Handle,
+    quiet: bool,
+) -> anyhow::Result<u8> {
+    let mut archive = Archive::open(&args.archive, args.warc.options())
+        .with_context(|| format!("cannot open the archive {}", args.archive.display()))?;
+    if !archive.recovery().is_empty() && !quiet {
+        eprintln!("{}", summary::recovery(archive.recovery()));
+    }
+    let options = HarvestOptions {
+        prefix: args.metadata_prefix,
+        set: args.set,
+        from: args.from,
+        until: args.until,
+        incremental: !args.full,
+        fetch_refs: !args.no_refs,
+        name: args.name,
+        ..HarvestOptions::new(&args.url)
+    };
+    let bar = progress::Bar::new(quiet, &args.url);
+    let result = Harvester::new(client, handle, &mut archive, &bar).run(&options);
+    bar.finish();
+    archive.close().context("cannot close the archive")?;
+    if !quiet {
+        println!("{}", summary::render(&result));
+    }
+    if let Some(e) = &result.error {
+        eprintln!("error: {e}");
+        eprintln!("run the same command again to continue from the last completed page");
+    }
+    Ok(summary::exit_code(&result))
+}

@@ -1,0 +1,86 @@
+//! The [`MetadataSink`] of a harvest: a record's metadata XML and its decoded DIDL resources go
+//! to spools (memory up to a threshold, then unnamed temporary files), with an MD5 beside each
+//! resource's SHA-1 for the fixity check.
+
+use std::io::{self, Write};
+
+use md5::{Digest, Md5};
+
+use crate::parse::{MetadataSink, ResourceInfo};
+use crate::warc::Spool;
+
+/// One decoded inline resource.
+#[derive(Debug)]
+pub(crate) struct Decoded {
+    pub(crate) index: usize,
+    pub(crate) mime_type: Option<String>,
+    pub(crate) bytes: Spool,
+    pub(crate) md5: String,
+}
+
+/// Collects one record's metadata at a time.
+pub(crate) struct Collector<'a> {
+    new_spool: &'a dyn Fn() -> Spool,
+    pub(crate) xml: Option<Spool>,
+    pub(crate) resources: Vec<Decoded>,
+    current: Option<(Decoded, Md5)>,
+}
+
+impl<'a> Collector<'a> {
+    pub(crate) fn new(new_spool: &'a dyn Fn() -> Spool) -> Self {
+        Collector {
+            new_spool,
+            xml: None,
+            resources: Vec::new(),
+            current: None,
+        }
+    }
+
+    /// Hands over what was collected for the record just parsed and starts afresh.
+    pub(crate) fn take(&mut self) -> (Option<Spool>, Vec<Decoded>) {
+        self.current = None;
+        (self.xml.take(), std::mem::take(&mut self.resources))
+    }
+}
+
+impl MetadataSink for Collector<'_> {
+    fn xml(&mut self, piece: &[u8]) -> io::Result<()> {
+        let spool = self.xml.get_or_insert_with(|| (self.new_spool)());
+        spool.write_all(piece)
+    }
+
+    fn resource_start(&mut self, resource: &ResourceInfo) -> io::Result<()> {
+        let decoded = Decoded {
+            index: resource.index,
+            mime_type: resource.mime_type.clone(),
+            bytes: (self.new_spool)(),
+            md5: String::new(),
+        };
+        self.current = Some((decoded, Md5::new()));
+        Ok(())
+    }
+
+    fn resource_bytes(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let (decoded, md5) = self
+            .current
+            .as_mut()
+            .ok_or_else(|| io::Error::other("resource bytes outside a resource"))?;
+        md5.update(bytes);
+        decoded.bytes.write_all(bytes)
+    }
+
+    fn resource_end(&mut self) -> io::Result<()> {
+        let (mut decoded, md5) = self
+            .current
+            .take()
+            .ok_or_else(|| io::Error::other("resource end outside a resource"))?;
+        decoded.md5 = hex(&md5.finalize());
+        self.resources.push(decoded);
+        Ok(())
+    }
+}
+
+/// Lowercase hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,19 @@
+//! `modoai-harvester`: harvests OAI-PMH endpoints into WARC archives, and inspects both.
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    cli::init_logging(args.quiet);
+    match cli::run(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(cli::EXIT_FAILED)
+        }
+    }
+}

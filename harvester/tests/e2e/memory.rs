@@ -1,0 +1,79 @@
+//! Peak memory of the harvester for a 1 GiB file sent inline (Base64) in one record.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use integration_tests::{Server, TestSite};
+
+/// VmHWM of a running process, in KiB.
+fn vm_hwm(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_one_gib_file_is_harvested_in_bounded_memory() {
+    const SIZE: u64 = 1 << 30;
+    let site = TestSite::empty();
+    let path = site.write("big.iso", b"", Some(1_700_000_000));
+    let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    f.set_len(SIZE).unwrap(); // sparse: zeros
+    drop(f);
+    integration_tests::set_mtime(&path, 1_700_000_000);
+    let server = Server::start(site.path(), |c| c.inline_max(2 * SIZE).page_bytes(4 * SIZE)).await;
+    let work = tempfile::tempdir().unwrap();
+    let archive = work.path().join("archive");
+    let a = archive.to_str().unwrap().to_owned();
+    let oai = server.oai.clone();
+    let (peak_kib, status) = tokio::task::spawn_blocking(move || {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_modoai-harvester"))
+            .args([
+                "harvest",
+                &oai,
+                "--archive",
+                &a,
+                "--metadata-prefix",
+                "oai_didl",
+                "--quiet",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut peak = 0;
+        loop {
+            if let Some(kib) = vm_hwm(child.id()) {
+                peak = peak.max(kib);
+            }
+            if let Some(status) = child.try_wait().unwrap() {
+                return (peak, status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    })
+    .await
+    .unwrap();
+    assert!(status.success(), "{status}");
+    let entries = super::ledger(&archive);
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].bytes, SIZE);
+    let digest_of_zeros = {
+        use sha1::Digest as _;
+        let mut h = sha1::Sha1::new();
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..1024 {
+            h.update(&zeros);
+        }
+        format!("sha1:{}", modoai_harvester::warc::base32(&h.finalize()))
+    };
+    assert_eq!(entries[0].records[0].digest, digest_of_zeros);
+    println!(
+        "harvester peak RSS for a 1 GiB inline file: {:.1} MiB",
+        peak_kib as f64 / 1024.0
+    );
+    assert!(peak_kib < 64 * 1024, "peak RSS {peak_kib} KiB");
+    server.stop().await;
+}

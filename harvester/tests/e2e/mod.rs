@@ -1,0 +1,92 @@
+//! End-to-end harvests: the `modoai-harvester` binary and library against our server, a pyoai
+//! server and a fault-injecting one; archives checked with warcio, cdxj-indexer and pywb.
+
+mod crash;
+mod faults;
+mod memory;
+mod our_server;
+mod pyoai;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use modoai_harvester::archive::Entry;
+
+/// The harvester binary with `args`, its environment quiet and its output captured.
+pub(crate) fn harvester(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_modoai-harvester"))
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run modoai-harvester")
+}
+
+/// Like [`harvester`], asserting the exit code; returns stdout.
+pub(crate) fn harvest_ok(args: &[&str], code: i32) -> String {
+    let out = harvester(args);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "modoai-harvester {args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    stdout
+}
+
+/// The ledger's entries.
+pub(crate) fn ledger(archive: &Path) -> Vec<Entry> {
+    std::fs::read_to_string(archive.join("ledger.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("ledger line"))
+        .collect()
+}
+
+pub(crate) fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Runs a script of tests/python with the project venv; panics with its output on failure.
+pub(crate) fn python(script: &str, args: &[&str]) -> String {
+    let python = integration_tests::venv_python();
+    let out = Command::new(&python)
+        .arg(repo().join("tests/python").join(script))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}; run scripts/setup", python.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{script} {args:?} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// `warcio check` on every WARC, and our CDXJ against cdxj-indexer's and warcio's indexes.
+pub(crate) fn archive_check(archive: &Path) -> String {
+    python("archive_check.py", &[archive.to_str().unwrap()])
+}
+
+/// pywb replays each URL with exactly the bytes of its file.
+pub(crate) fn pywb_replay(archive: &Path, expect: &[(String, PathBuf)], revisits: &[String]) {
+    let mut args = vec![archive.to_str().unwrap().to_owned()];
+    for (url, file) in expect {
+        args.push("--expect".into());
+        args.push(format!("{url}={}", file.display()));
+    }
+    for url in revisits {
+        args.push("--revisit".into());
+        args.push(url.clone());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    python("pywb_replay.py", &args);
+}
+
+/// The archive scripts' own self-test (archives written by warcio, negative cases included), so
+/// a checker that stopped failing would be noticed.
+#[test]
+fn archive_checkers_catch_what_they_should() {
+    python("test_archive_tools.py", &[]);
+}
