@@ -109,14 +109,14 @@ pub(crate) struct Ledger {
 }
 
 impl Ledger {
-    /// Opens (or creates) the ledger, cuts off a partial last line, and returns every entry.
-    pub(crate) fn open(path: &Path) -> io::Result<(Ledger, Vec<Entry>)> {
+    /// Opens (or creates) the ledger, cuts off a partial last line, and shows `visit` every
+    /// entry with its byte offset, one at a time.
+    pub(crate) fn open(path: &Path, mut visit: impl FnMut(u64, Entry)) -> io::Result<Ledger> {
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
             .create(true)
             .open(path)?;
-        let mut entries = Vec::new();
         let mut good = 0u64;
         let mut reader = BufReader::new(&mut file);
         let mut line = Vec::new();
@@ -127,7 +127,7 @@ impl Ledger {
                 break;
             }
             match serde_json::from_slice::<Entry>(&line) {
-                Ok(entry) => entries.push(entry),
+                Ok(entry) => visit(good, entry),
                 Err(e) => {
                     return Err(io::Error::new(
                         io::ErrorKind::InvalidData,
@@ -152,16 +152,27 @@ impl Ledger {
             file,
             len: good,
         };
-        Ok((ledger, entries))
+        Ok(ledger)
     }
 
-    /// Appends one entry with a single `write`, so a crash leaves it whole or partial, never mixed.
-    pub(crate) fn append(&mut self, entry: &Entry) -> io::Result<()> {
+    /// The entry at byte `offset`.
+    pub(crate) fn read_at(&self, offset: u64) -> io::Result<Entry> {
+        let mut reader = BufReader::new(File::open(&self.path)?);
+        reader.seek(SeekFrom::Start(offset))?;
+        let mut line = Vec::new();
+        reader.read_until(b'\n', &mut line)?;
+        serde_json::from_slice(&line).map_err(io::Error::other)
+    }
+
+    /// Appends one entry with a single `write`, so a crash leaves it whole or partial, never
+    /// mixed; returns its offset.
+    pub(crate) fn append(&mut self, entry: &Entry) -> io::Result<u64> {
         let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
         line.push(b'\n');
         self.file.write_all(&line)?;
+        let offset = self.len;
         self.len += line.len() as u64;
-        Ok(())
+        Ok(offset)
     }
 
     /// Makes every appended entry durable.

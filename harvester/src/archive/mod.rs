@@ -63,6 +63,10 @@ fn at(path: &Path) -> impl FnOnce(io::Error) -> ArchiveError + '_ {
     }
 }
 
+/// Ledger bytes after which a checkpoint also merges the new entries into the index, so a long
+/// harvest keeps its index current and the merge batch (held in memory) small.
+const INDEX_BATCH: u64 = 8 << 20;
+
 /// How new WARC files are written.
 #[derive(Clone, Debug)]
 pub struct ArchiveOptions {
@@ -100,10 +104,12 @@ pub struct Archive {
     writer: Option<Writer>,
     ledger: Ledger,
     state: State,
-    /// (endpoint, prefix, identifier, datestamp) of every item held.
-    seen: HashSet<(String, String, String, String)>,
-    /// Payload digest → first resource with that payload.
-    originals: HashMap<String, RecordRef>,
+    /// Digests of (endpoint, prefix, identifier, datestamp) of every item held: 20 bytes per
+    /// item, so ten million items fit in a few hundred MB.
+    seen: HashSet<[u8; 20]>,
+    /// Hash of a payload digest → ledger offset of the first item with a resource of that
+    /// payload (16 bytes per payload; the record itself is read back from the ledger).
+    originals: HashMap<u64, u64>,
     recovery: Recovery,
 }
 
@@ -129,11 +135,17 @@ impl Archive {
             }
         }
         let ledger_path = dir.join("ledger.jsonl");
-        let (ledger, entries) = Ledger::open(&ledger_path).map_err(at(&ledger_path))?;
+        let mut ends = recovery::Ends::default();
+        let mut known = Vec::new();
+        let ledger = Ledger::open(&ledger_path, |offset, entry| {
+            ends.add(&entry);
+            known.push(remembered(offset, &entry));
+        })
+        .map_err(at(&ledger_path))?;
         let state_path = dir.join("state.json");
         let state = State::load(&state_path).map_err(at(&state_path))?;
         let warcs = dir.join("warcs");
-        let recovery = recovery::recover_open_files(&warcs, &entries).map_err(at(&warcs))?;
+        let recovery = recovery::recover_open_files(&warcs, &ends).map_err(at(&warcs))?;
         let mut archive = Archive {
             dir: dir.to_owned(),
             options,
@@ -145,8 +157,8 @@ impl Archive {
             originals: HashMap::new(),
             recovery,
         };
-        for entry in &entries {
-            archive.remember(entry);
+        for (key, originals) in known {
+            archive.learn(key, originals);
         }
         archive.update_index()?;
         Ok(archive)
@@ -180,18 +192,22 @@ impl Archive {
         identifier: &str,
         datestamp: &str,
     ) -> bool {
-        // Tuples of borrowed strs cannot look up owned tuples; the set is small per item.
-        self.seen.contains(&(
-            endpoint.to_owned(),
-            prefix.to_owned(),
-            identifier.to_owned(),
-            datestamp.to_owned(),
-        ))
+        self.seen
+            .contains(&item_key(endpoint, prefix, identifier, datestamp))
     }
 
     /// The first resource archived with this payload digest, if any.
-    pub fn original(&self, digest: &str) -> Option<&RecordRef> {
-        self.originals.get(digest)
+    pub fn original(&self, digest: &str) -> Result<Option<RecordRef>, ArchiveError> {
+        let Some(&offset) = self.originals.get(&digest_hash(digest)) else {
+            return Ok(None);
+        };
+        let path = self.dir.join("ledger.jsonl");
+        let entry = self.ledger.read_at(offset).map_err(at(&path))?;
+        Ok(entry
+            .records
+            .iter()
+            .find(|r| r.kind == "resource" && r.digest == digest)
+            .map(record_ref))
     }
 
     /// The WARC writer, created with `warcinfo` fields on first use in this run.
@@ -212,8 +228,9 @@ impl Archive {
     /// Records an item whose WARC records were just written (one ledger `write`).
     pub fn commit(&mut self, entry: &Entry) -> Result<(), ArchiveError> {
         let path = self.dir.join("ledger.jsonl");
-        self.ledger.append(entry).map_err(at(&path))?;
-        self.remember(entry);
+        let offset = self.ledger.append(entry).map_err(at(&path))?;
+        let (key, originals) = remembered(offset, entry);
+        self.learn(key, originals);
         Ok(())
     }
 
@@ -225,6 +242,10 @@ impl Archive {
         }
         let ledger = self.dir.join("ledger.jsonl");
         self.ledger.sync().map_err(at(&ledger))?;
+        if self.ledger.len() - self.state.indexed >= INDEX_BATCH {
+            // Saves the state too.
+            return self.update_index();
+        }
         let path = self.dir.join("state.json");
         self.state.save(&path).map_err(at(&path))
     }
@@ -275,19 +296,47 @@ impl Archive {
         Ok(files)
     }
 
-    fn remember(&mut self, entry: &Entry) {
-        self.seen.insert((
-            entry.endpoint.clone(),
-            entry.prefix.clone(),
-            entry.identifier.clone(),
-            entry.datestamp.clone(),
-        ));
-        for r in entry.records.iter().filter(|r| r.kind == "resource") {
-            self.originals
-                .entry(r.digest.clone())
-                .or_insert_with(|| record_ref(r));
+    fn learn(&mut self, key: [u8; 20], originals: Vec<(u64, u64)>) {
+        self.seen.insert(key);
+        for (hash, offset) in originals {
+            self.originals.entry(hash).or_insert(offset);
         }
     }
+}
+
+/// What the archive keeps in memory of an entry: its item key, and (digest hash, ledger offset)
+/// of its resources.
+fn remembered(offset: u64, entry: &Entry) -> ([u8; 20], Vec<(u64, u64)>) {
+    let key = item_key(
+        &entry.endpoint,
+        &entry.prefix,
+        &entry.identifier,
+        &entry.datestamp,
+    );
+    let originals = entry
+        .records
+        .iter()
+        .filter(|r| r.kind == "resource")
+        .map(|r| (digest_hash(&r.digest), offset))
+        .collect();
+    (key, originals)
+}
+
+/// 64 bits of a payload digest's text (a hit is confirmed against the ledger).
+fn digest_hash(digest: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(digest)
+}
+
+/// SHA-1 of the four parts, each length-prefixed so that no two tuples collide by concatenation.
+fn item_key(endpoint: &str, prefix: &str, identifier: &str, datestamp: &str) -> [u8; 20] {
+    use sha1::{Digest, Sha1};
+    let mut h = Sha1::new();
+    for part in [endpoint, prefix, identifier, datestamp] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    h.finalize().into()
 }
 
 /// The [`RecordRef`] of a ledger record.

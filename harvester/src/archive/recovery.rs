@@ -26,12 +26,21 @@ impl Recovery {
     }
 }
 
-pub(super) fn recover_open_files(warcs: &Path, entries: &[Entry]) -> io::Result<Recovery> {
-    let mut ends: HashMap<&str, u64> = HashMap::new();
-    for (file, end) in entries.iter().filter_map(Entry::end) {
-        let e = ends.entry(file).or_default();
-        *e = (*e).max(end);
+/// Where the last ledgered item of each WARC file ends.
+#[derive(Debug, Default)]
+pub(super) struct Ends(HashMap<String, u64>);
+
+impl Ends {
+    pub(super) fn add(&mut self, entry: &Entry) {
+        if let Some((file, end)) = entry.end() {
+            let e = self.0.entry(file.to_owned()).or_default();
+            *e = (*e).max(end);
+        }
     }
+}
+
+pub(super) fn recover_open_files(warcs: &Path, ends: &Ends) -> io::Result<Recovery> {
+    let ends = &ends.0;
     let mut out = Recovery::default();
     for e in fs::read_dir(warcs)? {
         let path = e?.path();

@@ -68,9 +68,6 @@ pub struct Running {
     pub until: Option<String>,
     /// The token for the next page; `None` before the first page completed.
     pub token: Option<String>,
-    /// Tokens received so far (to detect a server that repeats one).
-    #[serde(default)]
-    pub tokens_seen: Vec<String>,
     /// Pages completed.
     pub pages: u64,
     /// `responseDate` of the first page.

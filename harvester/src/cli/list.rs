@@ -29,7 +29,7 @@ use modoai_harvester::harvest::{HarvestOptions, Harvester, Quiet, Summary};
 use serde::Deserialize;
 use tokio::runtime::Runtime;
 
-use super::{summary, ClientArgs, WarcArgs, EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS};
+use super::{check_date, summary, ClientArgs, WarcArgs, EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS};
 
 #[derive(Debug, Args)]
 pub(crate) struct ListArgs {
@@ -61,8 +61,9 @@ struct Entry {
 struct ListFile {
     #[serde(default)]
     defaults: Entry,
+    /// Kept as tables until [`read`] checks each one, so an error can name its endpoint.
     #[serde(default)]
-    endpoint: Vec<Entry>,
+    endpoint: Vec<toml::Table>,
 }
 
 /// Reads the list: every endpoint with its defaults applied, relative archives resolved against
@@ -80,10 +81,11 @@ fn read(file: &Path) -> anyhow::Result<Vec<(PathBuf, HarvestOptions)>> {
     let base = file.parent().unwrap_or(Path::new("."));
     let d = &list.defaults;
     list.endpoint
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(i, e)| {
+        .map(|(i, table)| {
             let n = i + 1;
+            let e = entry(file, n, table)?;
             let url = e
                 .url
                 .clone()
@@ -104,9 +106,23 @@ fn read(file: &Path) -> anyhow::Result<Vec<(PathBuf, HarvestOptions)>> {
                     .unwrap_or_else(|| "modoai-harvest".into()),
                 ..HarvestOptions::new(&url)
             };
+            check_date("from", options.from.as_deref())
+                .and_then(|()| check_date("until", options.until.as_deref()))
+                .with_context(|| format!("{}: endpoint {n} ({url})", file.display()))?;
             Ok((base.join(archive), options))
         })
         .collect()
+}
+
+/// Endpoint `n` of `file`, its keys checked.
+fn entry(file: &Path, n: usize, table: toml::Table) -> anyhow::Result<Entry> {
+    let url = match table.get("url").and_then(toml::Value::as_str) {
+        Some(url) => format!(" ({url})"),
+        None => String::new(),
+    };
+    toml::Value::Table(table)
+        .try_into()
+        .with_context(|| format!("{}: endpoint {n}{url}", file.display()))
 }
 
 pub(crate) fn run(runtime: &Runtime, args: ListArgs, quiet: bool) -> anyhow::Result<u8> {

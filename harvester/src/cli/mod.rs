@@ -14,6 +14,7 @@ use clap::{Args, Parser, Subcommand};
 use modoai_harvester::archive::{Archive, ArchiveOptions};
 use modoai_harvester::client::{Client, ClientConfig};
 use modoai_harvester::harvest::{HarvestOptions, Harvester};
+use modoai_protocol::Datestamp;
 
 /// Harvest completed; every item archived and verified.
 pub(crate) const EXIT_OK: u8 = 0;
@@ -166,12 +167,27 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Fails on a `from`/`until` that is no OAI-PMH date. Checked before the archive is opened: a
+/// mistyped date is a mistake in the command, not a harvest to continue.
+pub(crate) fn check_date(name: &str, value: Option<&str>) -> anyhow::Result<()> {
+    match value {
+        Some(v) if Datestamp::parse_request(v).is_none() => {
+            anyhow::bail!(
+                "{name} {v:?} is not a date of the form YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ"
+            )
+        }
+        _ => Ok(()),
+    }
+}
+
 fn harvest(
     args: HarvestArgs,
     client: Client,
     handle: tokio::runtime::Handle,
     quiet: bool,
 ) -> anyhow::Result<u8> {
+    check_date("--from", args.from.as_deref())?;
+    check_date("--until", args.until.as_deref())?;
     let mut archive = Archive::open(&args.archive, args.warc.options())
         .with_context(|| format!("cannot open the archive {}", args.archive.display()))?;
     if !archive.recovery().is_empty() && !quiet {
@@ -196,7 +212,9 @@ fn harvest(
     }
     if let Some(e) = &result.error {
         eprintln!("error: {e}");
-        eprintln!("run the same command again to continue from the last completed page");
+        if result.pages > 0 || result.resumed {
+            eprintln!("run the same command again to continue from the last completed page");
+        }
     }
     Ok(summary::exit_code(&result))
 }

@@ -313,7 +313,6 @@ impl<'a> Harvester<'a> {
                     from: o.from.clone().or(incremental),
                     until: o.until.clone(),
                     token: None,
-                    tokens_seen: Vec::new(),
                     pages: 0,
                     first_response_date: None,
                     started: warc_date(OffsetDateTime::now_utc()),
@@ -381,6 +380,8 @@ impl<'a> Harvester<'a> {
         mut url: String,
     ) -> Result<(), HarvestError> {
         let mut restarts = 0;
+        // Tokens of this run (a resumed run starts afresh: the state keeps only the next one).
+        let mut tokens_seen = std::collections::HashSet::new();
         loop {
             let page = self.page(ctx, &url, summary)?;
             if !page.errors.is_empty() {
@@ -404,7 +405,7 @@ impl<'a> Harvester<'a> {
                     tracing::warn!("{msg}");
                     self.progress.warn(&msg);
                     running.token = None;
-                    running.tokens_seen.clear();
+                    tokens_seen.clear();
                     url = first_url(ctx, running, &summary.set);
                     continue;
                 }
@@ -432,14 +433,14 @@ impl<'a> Harvester<'a> {
                     running.token = None;
                     return Ok(());
                 }
-                Some(t) if running.tokens_seen.contains(&t.token) => {
+                Some(t) if tokens_seen.contains(&t.token) => {
                     return Err(HarvestError::RepeatedToken {
                         url,
                         token: t.token,
                     });
                 }
                 Some(t) => {
-                    running.tokens_seen.push(t.token.clone());
+                    tokens_seen.insert(t.token.clone());
                     url = request_url(
                         &ctx.endpoint,
                         Verb::ListRecords,

@@ -59,16 +59,16 @@ impl Item<'_> {
                 checks.push((p.target_uri.clone(), check));
             }
         }
-        let originals: Vec<Option<RecordRef>> = self
+        let originals = self
             .payloads
             .iter()
             // An empty payload is stored again rather than revisited: pywb fails to replay a
             // revisit of an empty record.
             .map(|p| match p.bytes.is_empty() {
-                true => None,
-                false => archive.original(&p.bytes.digest()).cloned(),
+                true => Ok(None),
+                false => archive.original(&p.bytes.digest()),
             })
-            .collect();
+            .collect::<Result<Vec<Option<RecordRef>>, _>>()?;
         // Payload bytes: the files, or for other formats the record's XML (its payload).
         let bytes: u64 = self.payloads.iter().map(|p| p.bytes.len()).sum::<u64>()
             + match (&self.xml, self.facts.didl) {

@@ -10,41 +10,9 @@ use modoai_harvester::archive::{Archive, ArchiveOptions};
 use modoai_harvester::client::{Client, ClientConfig};
 use modoai_harvester::harvest::{HarvestError, HarvestOptions, Harvester, Quiet, Summary};
 
+use super::scripted::{self, error, page, IDENTIFY};
 use super::{archive_check, ledger};
 use crate::support::{FaultServer, Reply, RequestInfo};
-
-const IDENTIFY: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
-<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><responseDate>2026-01-01T00:00:00Z</responseDate>
-<request verb="Identify">http://127.0.0.1/oai</request><Identify><repositoryName>faulty</repositoryName>
-<baseURL>http://127.0.0.1/oai</baseURL><protocolVersion>2.0</protocolVersion><adminEmail>a@example.org</adminEmail>
-<earliestDatestamp>2020-01-01T00:00:00Z</earliestDatestamp><deletedRecord>no</deletedRecord>
-<granularity>YYYY-MM-DDThh:mm:ssZ</granularity></Identify></OAI-PMH>"#;
-
-/// A ListRecords page of oai_dc records `first..first+n`, then `token` (None: none at all).
-fn page(first: usize, n: usize, token: Option<&str>) -> String {
-    let mut s = String::from(
-        r#"<?xml version="1.0" encoding="UTF-8"?><OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><responseDate>2026-01-01T00:00:00Z</responseDate><request verb="ListRecords">http://127.0.0.1/oai</request><ListRecords>"#,
-    );
-    for i in first..first + n {
-        s.push_str(&format!(
-            r#"<record><header><identifier>oai:faulty:{i}</identifier><datestamp>2020-01-01T00:00:{:02}Z</datestamp></header><metadata><oai_dc:dc xmlns:oai_dc="http://www.openarchives.org/OAI/2.0/oai_dc/" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>record {i}</dc:title></oai_dc:dc></metadata></record>"#,
-            i % 60
-        ));
-    }
-    if let Some(t) = token {
-        s.push_str(&format!(
-            "<resumptionToken completeListSize=\"9\">{t}</resumptionToken>"
-        ));
-    }
-    s.push_str("</ListRecords></OAI-PMH>");
-    s
-}
-
-fn error(code: &str) -> String {
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?><OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><responseDate>2026-01-01T00:00:00Z</responseDate><request>http://127.0.0.1/oai</request><error code="{code}">test</error></OAI-PMH>"#
-    )
-}
 
 /// Three pages of three records: tokens `p2`, `p3`, then an empty final token.
 fn normal(req: &RequestInfo) -> Option<Reply> {
@@ -94,7 +62,7 @@ fn identifiers(archive: &std::path::Path) -> Vec<String> {
 }
 
 fn all_nine() -> Vec<String> {
-    let mut ids: Vec<String> = (0..9).map(|i| format!("oai:faulty:{i}")).collect();
+    let mut ids: Vec<String> = (0..9).map(|i| format!("oai:scripted:{i}")).collect();
     ids.sort();
     ids
 }
@@ -289,12 +257,8 @@ fn an_html_error_page_is_not_taken_for_an_empty_list() {
 
 #[test]
 fn a_fixity_mismatch_is_recorded_not_hidden() {
-    use base64::Engine as _;
     let file = b"the file's bytes";
-    let b64 = base64::engine::general_purpose::STANDARD.encode(file);
-    let didl = format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?><OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><responseDate>2026-01-01T00:00:00Z</responseDate><request verb="ListRecords">http://127.0.0.1/oai</request><ListRecords><record><header><identifier>http://127.0.0.1/f.txt</identifier><datestamp>2020-01-01T00:00:00Z</datestamp></header><metadata><didl:DIDL xmlns:didl="urn:mpeg:mpeg21:2002:02-DIDL-NS"><didl:Item><didl:Descriptor><didl:Statement mimeType="application/xml"><crate:plugin xmlns:crate="urn:modoai:crate:2026" label="md5" version="1" status="ok"><crate:output encoding="text">00000000000000000000000000000000</crate:output></crate:plugin></didl:Statement></didl:Descriptor><didl:Component><didl:Resource mimeType="text/plain" encoding="base64">{b64}</didl:Resource></didl:Component></didl:Item></didl:DIDL></metadata></record></ListRecords></OAI-PMH>"#
-    );
+    let didl = scripted::crate_page(file, "00000000000000000000000000000000");
     let server = FaultServer::start(move |req| match req.params("verb").pop().as_deref() {
         Some("Identify") => Reply::ok(IDENTIFY),
         _ => Reply::ok(didl.clone()),

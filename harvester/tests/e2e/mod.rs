@@ -1,11 +1,13 @@
 //! End-to-end harvests: the `modoai-harvester` binary and library against our server, a pyoai
 //! server and a fault-injecting one; archives checked with warcio, cdxj-indexer and pywb.
 
+mod cli;
 mod crash;
 mod faults;
 mod memory;
 mod our_server;
 mod pyoai;
+mod scripted;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
