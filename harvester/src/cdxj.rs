@@ -297,7 +297,7 @@ impl<W: Write> Merger<'_, W> {
 }
 
 /// Reads one line without its `\n` into `line`; `false` at end of file.
-fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<bool> {
+pub(crate) fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<bool> {
     line.clear();
     if reader.read_until(b'\n', line)? == 0 {
         return Ok(false);
@@ -311,7 +311,11 @@ fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<bool> 
 /// The start offset of the first line `>= target` (or `len`). Searches the smallest offset `p`
 /// whose next line start (the first line starting at or after `p`) holds such a line; that
 /// predicate only turns from false to true as `p` grows.
-fn lower_bound<R: BufRead + Seek>(reader: &mut R, len: u64, target: &[u8]) -> io::Result<u64> {
+pub(crate) fn lower_bound<R: BufRead + Seek>(
+    reader: &mut R,
+    len: u64,
+    target: &[u8],
+) -> io::Result<u64> {
     let (mut lo, mut hi) = (0, len);
     let mut line = Vec::new();
     while lo < hi {

@@ -1,5 +1,7 @@
-//! Harvests OAI-PMH 2.0 providers; so far, the streaming parser for one response page and the
-//! WARC writer ([`warc`]) that archives the harvested files.
+//! Harvests OAI-PMH 2.0 providers into WARC archives: the streaming page parser ([`parse`]), the
+//! HTTP client ([`client`]), the harvest loop ([`harvest`]), the archive ([`archive`], [`warc`],
+//! [`cdxj`]) and services on top of it: PWIDs ([`pwid`]), corpus definitions ([`corpus`]) and
+//! MementoMap profiles ([`profile`]).
 //!
 //! ```
 //! use modoai_harvester::{PageEvent, PageParser};
@@ -35,8 +37,11 @@
 pub mod archive;
 pub mod cdxj;
 pub mod client;
+pub mod corpus;
 pub mod harvest;
 pub mod parse;
+pub mod profile;
+pub mod pwid;
 pub mod surt;
 pub mod warc;
 

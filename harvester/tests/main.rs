@@ -4,6 +4,7 @@ mod cdxj;
 mod client;
 mod e2e;
 mod parse;
+mod profile;
 mod support;
 mod surt;
 mod warc;

@@ -15,6 +15,7 @@
 //! again), then checked and closed; ledger lines not yet in the index are indexed.
 
 mod ledger;
+mod parts;
 mod recovery;
 mod state;
 
@@ -27,9 +28,13 @@ use nix::fcntl::{Flock, FlockArg};
 use time::OffsetDateTime;
 
 use crate::cdxj::{CdxjError, CdxjIndex};
+use crate::pwid::check_archive_id;
 use crate::warc::{RecordRef, WarcFields, Writer, WriterConfig};
 
 pub use ledger::{Entry, Written};
+pub use parts::{
+    entries, extract, parts_of, resolve, stored_archive_id, Part, ResolveError, Resolved,
+};
 pub use recovery::Recovery;
 pub use state::{ListKey, ListState, Run, Running, State};
 
@@ -54,12 +59,32 @@ pub enum ArchiveError {
     /// The index could not be updated.
     #[error("archive index: {0}")]
     Index(#[from] CdxjError),
+    /// The archive id asked for is not the archive's, or not a valid one.
+    #[error("{0}")]
+    ArchiveId(String),
 }
 
 fn at(path: &Path) -> impl FnOnce(io::Error) -> ArchiveError + '_ {
     move |source| ArchiveError::Io {
         path: path.to_owned(),
         source,
+    }
+}
+
+/// The archive id: the stored one, which `options` may only repeat; else the one asked for, else
+/// this machine's name.
+fn archive_id(state: &State, options: &ArchiveOptions) -> Result<String, ArchiveError> {
+    let asked = options.archive_id.as_deref();
+    if let Some(asked) = asked {
+        check_archive_id(asked).map_err(|e| ArchiveError::ArchiveId(e.to_string()))?;
+    }
+    match (&state.archive_id, asked) {
+        (Some(have), Some(asked)) if have != asked => Err(ArchiveError::ArchiveId(format!(
+            "the archive's id is {have:?}, not {asked:?}: its PWIDs name it, so it cannot change"
+        ))),
+        (Some(have), _) => Ok(have.clone()),
+        (None, Some(asked)) => Ok(asked.to_owned()),
+        (None, None) => Ok(crate::warc::default_host()),
     }
 }
 
@@ -76,6 +101,10 @@ pub struct ArchiveOptions {
     pub max_file_size: u64,
     /// Host part of file names; `None` = this machine's name.
     pub host: Option<String>,
+    /// The archive id of its PWIDs (`1*unreserved`, in practice a domain). Set once: the first
+    /// harvest stores it (`None` = this machine's name), and asking for another one later is an
+    /// error, since the PWIDs already given out would stop resolving.
+    pub archive_id: Option<String>,
 }
 
 impl Default for ArchiveOptions {
@@ -84,6 +113,7 @@ impl Default for ArchiveOptions {
             prefix: "modoai".into(),
             max_file_size: 1_000_000_000,
             host: None,
+            archive_id: None,
         }
     }
 }
@@ -143,7 +173,8 @@ impl Archive {
         })
         .map_err(at(&ledger_path))?;
         let state_path = dir.join("state.json");
-        let state = State::load(&state_path).map_err(at(&state_path))?;
+        let mut state = State::load(&state_path).map_err(at(&state_path))?;
+        state.archive_id = Some(archive_id(&state, &options)?);
         let warcs = dir.join("warcs");
         let recovery = recovery::recover_open_files(&warcs, &ends).map_err(at(&warcs))?;
         let mut archive = Archive {
@@ -167,6 +198,11 @@ impl Archive {
     /// The archive's folder.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The archive id of its PWIDs.
+    pub fn archive_id(&self) -> &str {
+        self.state.archive_id.as_deref().unwrap_or("localhost")
     }
 
     /// What opening the archive had to repair.

@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 /// Everything the archive remembers between runs besides the ledger.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct State {
+    /// The archive id of the archive's PWIDs ([`crate::pwid`]), fixed by its first harvest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archive_id: Option<String>,
     /// Ledger bytes already merged into the CDXJ index.
     #[serde(default)]
     pub indexed: u64,

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::Subcommand;
-use modoai_harvester::archive::{Archive, ArchiveOptions, Entry};
+use std::io::Write as _;
+
+use modoai_harvester::archive::{entries, parts_of, Archive, ArchiveOptions, Entry};
 use modoai_harvester::harvest::endpoint;
 use serde::Serialize;
 use tokio::runtime::Runtime;
@@ -31,6 +33,9 @@ pub(crate) enum Inspect {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// List every archived part with its PWID, WARC file, offset, length and content type.
+        #[arg(long)]
+        parts: bool,
     },
 }
 
@@ -44,7 +49,10 @@ pub(crate) fn run(runtime: &Runtime, inspect: Inspect) -> anyhow::Result<()> {
                     .await?
             })
         }
-        Inspect::Archive { dir, json } => show_archive(&dir, json),
+        Inspect::Archive { dir, json, parts } => match parts {
+            true => show_parts(&dir, json),
+            false => show_archive(&dir, json),
+        },
     }
 }
 
@@ -106,6 +114,7 @@ struct ListReport {
 #[derive(Debug, Serialize)]
 struct Report {
     archive: String,
+    archive_id: String,
     warc_files: u64,
     warc_bytes: u64,
     index_lines: u64,
@@ -174,6 +183,7 @@ fn show_archive(dir: &std::path::Path, json: bool) -> anyhow::Result<()> {
     }
     let report = Report {
         archive: dir.display().to_string(),
+        archive_id: archive.archive_id().to_owned(),
         warc_files,
         warc_bytes,
         index_lines,
@@ -186,8 +196,9 @@ fn show_archive(dir: &std::path::Path, json: bool) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "archive {}: {} WARC files, {:.2} MB, {} index lines",
+        "archive {} (PWID archive id {}): {} WARC files, {:.2} MB, {} index lines",
         report.archive,
+        report.archive_id,
         warc_files,
         warc_bytes as f64 / 1e6,
         index_lines
@@ -230,5 +241,37 @@ fn show_archive(dir: &std::path::Path, json: bool) -> anyhow::Result<()> {
             }
         );
     }
+    Ok(())
+}
+
+/// One line (or JSON object) per archived part, read from the ledger one entry at a time.
+fn show_parts(dir: &std::path::Path, json: bool) -> anyhow::Result<()> {
+    let archive = Archive::open(dir, ArchiveOptions::default())
+        .with_context(|| format!("cannot open the archive {}", dir.display()))?;
+    let id = archive.archive_id().to_owned();
+    drop(archive);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for entry in entries(dir)? {
+        let entry = entry?;
+        for part in parts_of(&entry, &id) {
+            let r = &part.record;
+            if json {
+                let line = serde_json::json!({
+                    "pwid": part.pwid.to_string(), "type": r.kind, "url": r.uri,
+                    "identifier": entry.identifier, "datestamp": entry.datestamp,
+                    "file": r.file, "offset": r.offset, "length": r.length,
+                    "content_type": r.mime, "digest": r.digest,
+                });
+                writeln!(out, "{line}")?;
+            } else {
+                writeln!(
+                    out,
+                    "{}  {}:{}+{}  {}",
+                    part.pwid, r.file, r.offset, r.length, r.mime
+                )?;
+            }
+        }
+    }
+    out.flush()?;
     Ok(())
 }

@@ -2,7 +2,9 @@
 
 mod inspect;
 mod list;
+mod profile;
 mod progress;
+mod pwid;
 mod summary;
 
 use std::path::PathBuf;
@@ -48,6 +50,13 @@ enum Command {
     /// Show what an endpoint or an archive holds.
     #[command(subcommand)]
     Inspect(inspect::Inspect),
+    /// MementoMap profiles: generate one from an archive, compact one, look a URI up.
+    Profile(profile::ProfileArgs),
+    /// Persistent web identifiers: resolve a PWID to its WARC record and bytes.
+    #[command(subcommand)]
+    Pwid(pwid::PwidCommand),
+    /// Write a corpus definition: the PWIDs of a selection of an archive's parts.
+    Corpus(pwid::CorpusArgs),
 }
 
 /// Options of the HTTP client.
@@ -124,6 +133,10 @@ pub(crate) struct WarcArgs {
     /// Start a new WARC file once one reaches this many bytes.
     #[arg(long, default_value_t = 1_000_000_000, value_name = "BYTES")]
     max_file_size: u64,
+    /// The archive id of the archive's PWIDs (A-Z a-z 0-9 - . _ ~, e.g. its domain). Fixed by
+    /// the first harvest into the archive; default: this machine's name.
+    #[arg(long, value_name = "ID")]
+    archive_id: Option<String>,
 }
 
 impl WarcArgs {
@@ -131,6 +144,7 @@ impl WarcArgs {
         ArchiveOptions {
             prefix: self.warc_prefix.clone(),
             max_file_size: self.max_file_size,
+            archive_id: self.archive_id.clone(),
             ..ArchiveOptions::default()
         }
     }
@@ -164,6 +178,9 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::HarvestList(args) => list::run(&runtime, args, cli.quiet).map(ExitCode::from),
         Command::Inspect(i) => inspect::run(&runtime, i).map(|()| ExitCode::from(EXIT_OK)),
+        Command::Profile(p) => profile::run(p),
+        Command::Pwid(p) => pwid::run(p),
+        Command::Corpus(c) => pwid::corpus(c),
     }
 }
 

@@ -8,6 +8,7 @@ use time::OffsetDateTime;
 use super::facts::Facts;
 use crate::archive::{written, Archive, ArchiveError, Entry, Written};
 use crate::parse::Header;
+use crate::pwid::Pwid;
 use crate::warc::{warc_date, RecordRef, Spool, WarcFields, Writer};
 
 /// One payload to archive as a `resource`.
@@ -85,6 +86,7 @@ impl Item<'_> {
             payloads,
         } = self;
         let dir = archive.dir().to_owned();
+        let archive_id = archive.archive_id().to_owned();
         let writer = archive.writer(warcinfo);
         let records = writer
             .group(|w| {
@@ -92,6 +94,7 @@ impl Item<'_> {
                     w,
                     date,
                     Group {
+                        archive_id: &archive_id,
                         endpoint,
                         prefix,
                         header,
@@ -123,6 +126,7 @@ impl Item<'_> {
 }
 
 struct Group<'a> {
+    archive_id: &'a str,
     endpoint: &'a str,
     prefix: &'a str,
     header: &'a Header,
@@ -208,6 +212,11 @@ fn write_group(w: &mut Writer, date: OffsetDateTime, g: Group<'_>) -> io::Result
                     WarcFields::new()
                 };
                 f.field("payload-source", source)?;
+                if let Some(uri) = &r.target_uri {
+                    // archive.md §6: a harvested file is a `part`, at its capture time.
+                    let pwid = Pwid::part(g.archive_id, date, uri).map_err(io::Error::other)?;
+                    f.field("pwid", &pwid.to_string())?;
+                }
                 for (target, check) in g.checks {
                     if r.target_uri.as_deref() == Some(target.as_str()) {
                         f.field("fixity", check)?;

@@ -28,6 +28,7 @@
 mod compress;
 mod digest;
 mod file;
+mod read;
 mod record;
 mod recover;
 mod spool;
@@ -35,7 +36,9 @@ mod writer;
 
 pub use compress::Compression;
 pub use digest::{base32, sha1_digest, Hasher, EMPTY_SHA1};
+pub(crate) use file::default_host;
 pub use file::OPEN_SUFFIX;
+pub use read::{read_record, StoredRecord};
 pub use record::{
     new_record_id, validate_field, warc_date, RecordRef, RecordType, WarcFields,
     IDENTICAL_PAYLOAD_DIGEST,

@@ -8,10 +8,8 @@ use flate2::bufread::GzDecoder;
 
 use super::digest::Hasher;
 use super::file::{finish_rename, OPEN_SUFFIX};
+use super::read::{broken, content_length, read_headers};
 use super::record::invalid;
-
-/// Longest header section accepted when checking a record.
-const MAX_HEAD: u64 = 1 << 20;
 
 /// What [`recover`] did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,36 +93,12 @@ fn check_member(reader: &mut impl BufRead) -> io::Result<()> {
 
 /// Parses the header section; returns `Content-Length` and a `sha1:` block digest if present.
 fn read_head(record: &mut impl BufRead) -> io::Result<(u64, Option<String>)> {
-    let mut head = record.take(MAX_HEAD);
-    let mut line = Vec::new();
-    head.read_until(b'\n', &mut line)?;
-    if line != b"WARC/1.1\r\n" && line != b"WARC/1.0\r\n" {
-        return Err(broken("no WARC version line"));
-    }
-    let (mut length, mut digest) = (None, None);
-    loop {
-        line.clear();
-        head.read_until(b'\n', &mut line)?;
-        let text = line
-            .strip_suffix(b"\r\n")
-            .ok_or_else(|| broken("header line without CRLF"))?;
-        if text.is_empty() {
-            break;
-        }
-        let text = std::str::from_utf8(text).map_err(|_| broken("header not UTF-8"))?;
-        let (name, value) = text.split_once(':').ok_or_else(|| broken("no colon"))?;
-        let value = value.trim();
-        if name.eq_ignore_ascii_case("Content-Length") {
-            length = Some(value.parse().map_err(|_| broken("bad Content-Length"))?);
-        } else if name.eq_ignore_ascii_case("WARC-Block-Digest") && value.starts_with("sha1:") {
-            digest = Some(value.to_owned());
-        }
-    }
-    Ok((length.ok_or_else(|| broken("no Content-Length"))?, digest))
-}
-
-fn broken(msg: &str) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, msg)
+    let headers = read_headers(record)?;
+    let digest = headers
+        .iter()
+        .find(|(n, v)| n.eq_ignore_ascii_case("WARC-Block-Digest") && v.starts_with("sha1:"))
+        .map(|(_, v)| v.clone());
+    Ok((content_length(&headers)?, digest))
 }
 
 /// Counts the bytes consumed from a [`BufRead`], so member ends are known exactly.

@@ -5,14 +5,7 @@ use std::time::Duration;
 
 use integration_tests::{Server, TestSite};
 
-/// VmHWM of a running process, in KiB.
-fn vm_hwm(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-}
+use super::vm_hwm;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_one_gib_file_is_harvested_in_bounded_memory() {

@@ -8,6 +8,7 @@ mod memory;
 mod our_server;
 mod pyoai;
 mod scripted;
+mod services;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -91,4 +92,13 @@ pub(crate) fn pywb_replay(archive: &Path, expect: &[(String, PathBuf)], revisits
 #[test]
 fn archive_checkers_catch_what_they_should() {
     python("test_archive_tools.py", &[]);
+}
+
+/// VmHWM of a running process, in KiB.
+pub(crate) fn vm_hwm(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }

@@ -1,0 +1,198 @@
+//! The archived parts and their PWIDs: listing them from the ledger, resolving a PWID to its WARC
+//! record through the CDXJ index, and extracting its bytes.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+use time::macros::format_description;
+use time::PrimitiveDateTime;
+
+use super::{Entry, State, Written};
+use crate::cdxj::{CdxjError, CdxjIndex};
+use crate::pwid::Pwid;
+use crate::surt::surt;
+use crate::warc::read_record;
+
+/// One archived part: a `resource` or `revisit` record of a harvested item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// Its PWID (`part` coverage, the record's target URI at its WARC-Date).
+    pub pwid: Pwid,
+    /// The record.
+    pub record: Written,
+}
+
+/// The parts of one ledger entry, in file order (none for a deleted item).
+pub fn parts_of(entry: &Entry, archive_id: &str) -> Vec<Part> {
+    entry
+        .records
+        .iter()
+        .filter(|r| r.kind == "resource" || r.kind == "revisit")
+        .filter_map(|r| {
+            let at = parse14(&r.date)?;
+            let pwid = Pwid::part(archive_id, at, &r.uri).ok()?;
+            Some(Part {
+                pwid,
+                record: r.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Every ledger entry of the archive at `dir`, one at a time.
+pub fn entries(dir: &Path) -> io::Result<impl Iterator<Item = io::Result<Entry>>> {
+    let file = File::open(dir.join("ledger.jsonl"))?;
+    Ok(BufReader::new(file).lines().filter_map(|line| match line {
+        Ok(l) if l.trim().is_empty() => None,
+        Ok(l) => Some(serde_json::from_str(&l).map_err(io::Error::other)),
+        Err(e) => Some(Err(e)),
+    }))
+}
+
+/// The archive id stored in the archive at `dir`, if a harvest has set it.
+pub fn stored_archive_id(dir: &Path) -> io::Result<Option<String>> {
+    Ok(State::load(&dir.join("state.json"))?.archive_id)
+}
+
+/// Why a PWID did not resolve.
+#[derive(Debug, thiserror::Error)]
+pub enum ResolveError {
+    /// The PWID names another archive.
+    #[error("the PWID names the archive {asked:?}; this archive is {have:?}")]
+    OtherArchive {
+        /// The PWID's archive id.
+        asked: String,
+        /// This archive's.
+        have: String,
+    },
+    /// No capture of the item at that second.
+    #[error("no capture of {item} at {time} in this archive")]
+    NotFound {
+        /// The archived URI.
+        item: String,
+        /// The 14-digit time.
+        time: String,
+    },
+    /// Several captures of the item within that second.
+    #[error("{count} captures of {item} at {time}: {records}")]
+    Ambiguous {
+        /// The archived URI.
+        item: String,
+        /// The 14-digit time.
+        time: String,
+        /// How many.
+        count: usize,
+        /// `file:offset` of each.
+        records: String,
+    },
+    /// Files or the index could not be read.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    /// The index is damaged.
+    #[error(transparent)]
+    Index(#[from] CdxjError),
+}
+
+/// Where a PWID's record is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    /// The WARC file.
+    pub file: PathBuf,
+    /// Offset of its gzip member.
+    pub offset: u64,
+    /// Compressed length.
+    pub length: u64,
+    /// `Content-Type` of the payload (`warc/revisit` for a revisit).
+    pub mime: String,
+    /// Payload digest.
+    pub digest: String,
+}
+
+/// Finds the record a PWID names in the archive at `dir`: the index line of its item (SURT key,
+/// exact URL) at its second.
+pub fn resolve(dir: &Path, pwid: &Pwid) -> Result<Resolved, ResolveError> {
+    let have = stored_archive_id(dir)?.unwrap_or_default();
+    if pwid.archive_id != have {
+        return Err(ResolveError::OtherArchive {
+            asked: pwid.archive_id.clone(),
+            have,
+        });
+    }
+    find(dir, &pwid.item, &pwid.timestamp14())
+}
+
+fn find(dir: &Path, uri: &str, time: &str) -> Result<Resolved, ResolveError> {
+    let not_found = || ResolveError::NotFound {
+        item: uri.to_owned(),
+        time: time.to_owned(),
+    };
+    let key = surt(uri).map_err(|_| not_found())?;
+    let index = CdxjIndex::open(dir.join("index.cdxj"));
+    let lines: Vec<_> = index
+        .lookup(&key)?
+        .into_iter()
+        .filter(|l| l.timestamp == time && l.get("url") == Some(uri))
+        .collect();
+    let field = |l: &crate::cdxj::CdxjLine, k: &str| l.get(k).unwrap_or_default().to_owned();
+    match lines.as_slice() {
+        [] => Err(not_found()),
+        [line] => Ok(Resolved {
+            file: dir.join("warcs").join(field(line, "filename")),
+            offset: field(line, "offset").parse().unwrap_or_default(),
+            length: field(line, "length").parse().unwrap_or_default(),
+            mime: field(line, "mime"),
+            digest: field(line, "digest"),
+        }),
+        many => Err(ResolveError::Ambiguous {
+            item: uri.to_owned(),
+            time: time.to_owned(),
+            count: many.len(),
+            records: many
+                .iter()
+                .map(|l| format!("{}:{}", field(l, "filename"), field(l, "offset")))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+    }
+}
+
+/// Writes the payload of the record at `at` to `out`: for a `resource`, its block; for a
+/// `revisit`, the block of the capture it refers to (`WARC-Refers-To-Target-URI` and
+/// `WARC-Refers-To-Date`). Returns the bytes written.
+pub fn extract(dir: &Path, at: &Resolved, out: &mut dyn Write) -> Result<u64, ResolveError> {
+    let mut at = at.clone();
+    for _ in 0..2 {
+        let mut record = read_record(&at.file, at.offset)?;
+        match record.header("WARC-Type") {
+            Some("revisit") => {
+                let uri = record
+                    .header("WARC-Refers-To-Target-URI")
+                    .map(str::to_owned);
+                let date = record.header("WARC-Refers-To-Date").map(digits14);
+                let (Some(uri), Some(date)) = (uri, date) else {
+                    return Err(
+                        io::Error::other("revisit without WARC-Refers-To-Target-URI/Date").into(),
+                    );
+                };
+                at = find(dir, &uri, &date)?;
+            }
+            _ => return Ok(io::copy(&mut record.block.by_ref(), out)?),
+        }
+    }
+    Err(io::Error::other("a revisit refers to another revisit").into())
+}
+
+/// `2024-05-01T12:00:00Z` → `20240501120000`.
+fn digits14(date: &str) -> String {
+    date.chars().filter(char::is_ascii_digit).take(14).collect()
+}
+
+fn parse14(date: &str) -> Option<time::OffsetDateTime> {
+    PrimitiveDateTime::parse(
+        date,
+        format_description!("[year][month][day][hour][minute][second]"),
+    )
+    .ok()
+    .map(PrimitiveDateTime::assume_utc)
+}
