@@ -57,6 +57,11 @@ pub async fn serve(
                         continue;
                     }
                 };
+                // Without TCP_NODELAY, a response written in two segments (headers, then a
+                // small body) waits for the client's delayed ACK: about 40 ms per plain GET.
+                if let Err(err) = stream.set_nodelay(true) {
+                    tracing::debug!(%peer, error = %err, "cannot set TCP_NODELAY");
+                }
                 let builder = auto::Builder::new(TokioExecutor::new());
                 let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(svc.clone()));
                 let conn = graceful.watch(conn.into_owned());

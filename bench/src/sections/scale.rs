@@ -1,0 +1,86 @@
+//! Scale: a tree of many small files: index build time and server memory; ListIdentifiers page
+//! latency at the start of the list vs at 99 % of it.
+
+use std::process::Command;
+use std::time::Instant;
+
+use super::Ctx;
+use crate::data;
+use crate::http::{encode, Http};
+use crate::procs::{nginx, serve, timed};
+use crate::report::{median, Figure};
+
+pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
+    let n = ctx.size(1_000_000, 5_000);
+    let site = ctx.dir("scale/site")?;
+    let made = Instant::now();
+    data::small_files(&site, n)?;
+    eprintln!(
+        "bench: scale: {n} files made in {:.1} s",
+        made.elapsed().as_secs_f64()
+    );
+    // The peer of the index build: walking the same tree with find(1), a lower bound for any index.
+    let walk = timed("find", Command::new("find").arg(&site).args(["-type", "f"]))?;
+    let (server, base, ready) = serve(&ctx.bins, &site, &[]).await?;
+    let rss_ready = server.rss_mib();
+    let http = Http::new();
+    let oai = format!("{base}modoai");
+    let first = format!("{oai}?verb=ListIdentifiers&metadataPrefix=oai_dc");
+    let mut urls = vec![first.clone()];
+    let mut url = first.clone();
+    loop {
+        let page = http.get(&url).await?;
+        anyhow::ensure!(page.status == 200, "{url}: HTTP {}", page.status);
+        match page.token() {
+            Some(t) => {
+                url = format!("{oai}?verb=ListIdentifiers&resumptionToken={}", encode(&t));
+                urls.push(url.clone());
+            }
+            None => break,
+        }
+    }
+    let at99 = urls[(urls.len() - 1) * 99 / 100].clone();
+    let time = |u: String| {
+        let http = http.clone();
+        let samples = ctx.size(20, 5);
+        async move {
+            let mut v = Vec::new();
+            for _ in 0..samples {
+                v.push(http.get(&u).await?.elapsed.as_secs_f64() * 1e3);
+            }
+            Ok::<f64, anyhow::Error>(median(&v))
+        }
+    };
+    let start_ms = time(first).await?;
+    let end_ms = time(at99).await?;
+    let rss_peak = server.peak_mib();
+    drop(server);
+    let (ngx, _) = nginx(&site, &ctx.dir("scale/nginx")?).await?;
+    let nginx_rss = ngx.rss_mib();
+    drop(ngx);
+    let pages = urls.len();
+    Ok(vec![
+        Figure::new(
+            "scale",
+            format!("index of {n} files: start to first list answer"),
+            ready.as_secs_f64(),
+            "s",
+        )
+        .peer("find -type f over the tree", walk.as_secs_f64()),
+        Figure::new(
+            "scale",
+            format!("server RSS with the index of {n} files"),
+            rss_ready,
+            "MiB",
+        )
+        .peer("nginx master RSS, same root", nginx_rss)
+        .note(format!("peak after paging: {rss_peak:.0} MiB")),
+        Figure::new(
+            "scale",
+            format!("ListIdentifiers page latency at 99 % ({pages} pages)"),
+            end_ms,
+            "ms",
+        )
+        .peer("first page", start_ms),
+    ])
+}
