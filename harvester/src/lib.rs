@@ -38,6 +38,8 @@ pub mod archive;
 pub mod cdxj;
 pub mod client;
 pub mod corpus;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod harvest;
 pub mod parse;
 pub mod profile;

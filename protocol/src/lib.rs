@@ -14,6 +14,8 @@
 pub mod datestamp;
 pub mod error;
 pub mod form;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod ns;
 pub mod request;
 pub mod setspec;

@@ -34,6 +34,10 @@ pub struct Config {
     pub(crate) watch: bool,
     pub(crate) deleted_records: bool,
     pub(crate) plugins: Option<crate::Plugins>,
+    pub(crate) policy: crate::Policy,
+    pub(crate) max_connections: usize,
+    pub(crate) header_timeout: Duration,
+    pub(crate) shutdown_grace: Duration,
 }
 
 /// A setting that cannot work.
@@ -61,6 +65,12 @@ pub enum ConfigError {
         /// Why.
         source: std::io::Error,
     },
+    /// An `[access]` section (or access rules) that cannot work.
+    #[error(transparent)]
+    Access(#[from] crate::access::AccessError),
+    /// A `[flow]` section (or flow limits) that cannot work.
+    #[error(transparent)]
+    Flow(#[from] crate::flow::FlowError),
     /// The configuration file is not valid TOML for modoai.
     #[error("{path}: {message}")]
     Parse {
@@ -96,6 +106,10 @@ impl Config {
             watch: true,
             deleted_records: true,
             plugins: None,
+            policy: crate::Policy::default(),
+            max_connections: 1024,
+            header_timeout: Duration::from_secs(30),
+            shutdown_grace: Duration::from_secs(10),
         })
     }
 
@@ -213,6 +227,49 @@ impl Config {
         self
     }
 
+    /// Standalone server: connections served at once. Beyond it the server stops accepting (the
+    /// kernel's listen backlog holds new connections) until one closes. Defaults to 1024.
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n.max(1);
+        self
+    }
+
+    /// Standalone server: how long a client may take to send a request's headers, counted from
+    /// the connection's start or from the end of the previous response (so it also bounds idle
+    /// keep-alive connections); then the connection is closed. Defaults to 30 seconds.
+    pub fn header_timeout(mut self, t: Duration) -> Self {
+        self.header_timeout = t.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Standalone server: how long in-flight responses may take to finish once shutdown is asked
+    /// for; then their connections are closed and their tool processes killed. Defaults to 10
+    /// seconds.
+    pub fn shutdown_grace(mut self, t: Duration) -> Self {
+        self.shutdown_grace = t;
+        self
+    }
+
+    /// Applies the limits of a `[server]` section; absent ones stay as they are.
+    pub fn apply_server(mut self, server: &ServerSection) -> Result<Self, ConfigError> {
+        if let Some(n) = server.max_connections {
+            if n == 0 {
+                return Err(ConfigError::Zero("max-connections"));
+            }
+            self = self.max_connections(n);
+        }
+        if let Some(s) = server.header_timeout_secs {
+            if s == 0 {
+                return Err(ConfigError::Zero("header-timeout-secs"));
+            }
+            self = self.header_timeout(Duration::from_secs(s));
+        }
+        if let Some(s) = server.grace_secs {
+            self = self.shutdown_grace(Duration::from_secs(s));
+        }
+        Ok(self)
+    }
+
     /// The document root.
     pub fn root(&self) -> &Path {
         &self.root
@@ -274,6 +331,12 @@ pub struct FileConfig {
     /// `[oai]`: the OAI-PMH endpoint.
     #[serde(default)]
     pub oai: OaiSection,
+    /// `[access]`: who may receive which metadata format (reloaded without restart).
+    #[serde(default)]
+    pub access: crate::access::AccessSection,
+    /// `[flow]`: rate limits and the bound on enhanced responses (reloaded without restart).
+    #[serde(default)]
+    pub flow: crate::flow::FlowSection,
 }
 
 /// `[server]` of the configuration file.
@@ -288,6 +351,13 @@ pub struct ServerSection {
     pub base_url: Option<String>,
     /// The plugins file of oai_crate.
     pub plugins: Option<PathBuf>,
+    /// Connections served at once; see [`Config::max_connections`].
+    pub max_connections: Option<usize>,
+    /// Seconds a client may take to send a request's headers; see [`Config::header_timeout`].
+    pub header_timeout_secs: Option<u64>,
+    /// Seconds in-flight responses get after shutdown is asked for; see
+    /// [`Config::shutdown_grace`].
+    pub grace_secs: Option<u64>,
 }
 
 /// `[oai]` of the configuration file; see the [`Config`] methods of the same names.

@@ -16,27 +16,34 @@
 //! # Ok(()) }
 //! ```
 
+pub mod access;
 mod body;
 mod config;
 mod fetch;
+pub mod flow;
 mod formats;
 mod future;
+#[doc(hidden)]
+pub mod fuzzing;
 mod index;
 mod layer;
 pub mod mime;
 mod oai;
 mod plugins;
+mod policy;
 mod server;
 mod service;
 pub mod site;
 mod xml;
 
+pub use access::ClientAddr;
 pub use body::ResponseBody;
 pub use config::{Config, ConfigError, FileConfig, OaiSection, ServerSection};
 pub use fetch::BoxError;
 pub use future::ResponseFuture;
 pub use layer::OaiPmhLayer;
 pub use plugins::{Plugins, PluginsError};
+pub use policy::{Policy, Reloader};
 pub use server::{box_request, serve};
 pub use service::{OaiPmh, RequestBody};
 pub use site::SiteService;

@@ -26,6 +26,16 @@ enum Command {
     /// Inspect the metadata tools of oai_crate.
     #[command(subcommand)]
     Plugins(PluginsCommand),
+    /// Hash a password (or API key) read from standard input, for [access] of the config file.
+    HashSecret(HashSecretArgs),
+}
+
+#[derive(Parser)]
+struct HashSecretArgs {
+    /// The secret is an API key (at least 32 characters): print its `sha256:` digest for
+    /// [access.keys] instead of an Argon2 hash for [access.users].
+    #[arg(long)]
+    api_key: bool,
 }
 
 #[derive(Subcommand)]
@@ -103,6 +113,7 @@ fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Serve(args) => run(*args),
         Command::Plugins(cmd) => plugins(cmd),
+        Command::HashSecret(args) => hash_secret(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -145,7 +156,9 @@ async fn run(args: ServeArgs) -> anyhow::Result<()> {
         .unwrap_or_else(|| format!("http://{local}/"));
     let mut config = Config::new(&root, &base_url)?
         .apply(&file.oai)?
-        .apply(&overrides(&args))?;
+        .apply(&overrides(&args))?
+        .apply_server(&file.server)?
+        .apply_policy(&file.access, &file.flow)?;
     if let Some(path) = args.plugins.as_ref().or(file.server.plugins.as_ref()) {
         let plugins = Plugins::load(path).await?;
         if !plugins.all_healthy() {
@@ -153,6 +166,15 @@ async fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
         config = config.plugins(plugins);
     }
+    // [access] and [flow] follow the file: reloaded on SIGHUP and when it changes.
+    let _reloader = match &args.config {
+        Some(path) => Some(modoai::Reloader::spawn(
+            config.policy().clone(),
+            path.clone(),
+            true,
+        )?),
+        None => None,
+    };
     // Handlers first, so a signal sent as soon as the URLs are printed is a clean shutdown.
     let shutdown = shutdown_signal()?;
     tracing::info!(address = %local, root = %root.display(), "listening on http://{local}/");
@@ -183,6 +205,22 @@ async fn plugins(cmd: PluginsCommand) -> anyhow::Result<()> {
             print!("{}", p.explain(&modoai::mime::detect(&file), meta.len()));
         }
     }
+    Ok(())
+}
+
+/// `modoai hash-secret`: one line from stdin (without its line ending), never echoed.
+fn hash_secret(args: &HashSecretArgs) -> anyhow::Result<()> {
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .context("reading the secret from stdin")?;
+    let secret = line.trim_end_matches(['\n', '\r']);
+    let hashed = if args.api_key {
+        modoai::access::hash_api_key(secret)?
+    } else {
+        modoai::access::hash_password(secret)?
+    };
+    println!("{hashed}");
     Ok(())
 }
 

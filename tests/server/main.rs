@@ -1,12 +1,17 @@
 //! End-to-end tests of the standalone server and the Layer: every verb and error, schemas,
 //! paging, the DIDL payload, what is and is not a record, index upkeep, and real peers.
 
+mod access;
+mod connections;
 mod crate_plugins;
 mod crate_tools;
 mod didl;
 mod errors;
+mod flow;
+mod hostile;
 mod index;
 mod interop;
+mod isolation;
 mod layer;
 mod paging;
 mod records;

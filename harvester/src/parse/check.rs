@@ -11,7 +11,7 @@ use std::io::BufRead;
 use modoai_protocol::is_xml_char;
 use quick_xml::errors::IllFormedError;
 use quick_xml::escape::{resolve_predefined_entity, EscapeError};
-use quick_xml::events::{BytesRef, Event};
+use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::NsReader;
 
 use super::xml::MAX_DEPTH;
@@ -116,13 +116,35 @@ fn check_event(event: &Event<'_>, start: u64) -> Result<(), ParseError> {
     let text = std::str::from_utf8(bytes).map_err(|e| ParseError::InvalidUtf8 {
         position: base + e.valid_up_to() as u64,
     })?;
-    match first_invalid(text) {
-        Some((i, character)) => Err(ParseError::InvalidChar {
+    if let Some((i, character)) = first_invalid(text) {
+        return Err(ParseError::InvalidChar {
             character,
             position: base + i as u64,
-        }),
-        None => Ok(()),
+        });
     }
+    match event {
+        Event::Start(e) | Event::Empty(e) => check_attributes(e, start),
+        _ => Ok(()),
+    }
+}
+
+/// quick-xml parses attributes only when asked, so without this a start tag with a malformed
+/// one (`<a b>`, `<a b=c>`, a repeated name, an undefined entity, `&#1;`) would pass unnoticed
+/// wherever the parser does not read the attributes: in metadata, and in elements it skips.
+fn check_attributes(e: &BytesStart<'_>, position: u64) -> Result<(), ParseError> {
+    for attr in e.attributes() {
+        let attr = attr.map_err(|err| xml_error(err.into(), position))?;
+        let value = attr
+            .unescape_value()
+            .map_err(|err| xml_error(err, position))?;
+        if let Some((_, character)) = first_invalid(&value) {
+            return Err(ParseError::InvalidChar {
+                character,
+                position,
+            });
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn first_invalid(text: &str) -> Option<(usize, char)> {

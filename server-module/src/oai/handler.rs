@@ -13,6 +13,7 @@ use modoai_protocol::{
     form, Datestamp, ErrorCode, Granularity, ListArgs, OaiError, Request as Oai, SetSpec, Verb,
 };
 
+use super::guard::{self, Gate};
 use super::response::{self, Halt, OaiBody, Sink};
 use super::token::Token;
 use super::Repository;
@@ -36,6 +37,7 @@ where
     B::Data: Send,
     B::Error: Into<BoxError>,
 {
+    let gate = Gate::of(&req);
     let pairs = match read_args(&repo, req).await {
         Ok(p) => p,
         Err(res) => return res,
@@ -50,6 +52,10 @@ where
         Ok(r) => r,
         Err(errors) => return response::errors(&repo.base_url, &pairs, &errors),
     };
+    let admission = match guard::admit(&repo, gate, &request).await {
+        Ok(a) => a,
+        Err(res) => return res,
+    };
     let outcome = match request {
         Oai::Identify => Ok(identify(&repo, &pairs)),
         Oai::ListMetadataFormats { identifier } => {
@@ -63,7 +69,7 @@ where
             metadata_prefix,
         } => get_record(&repo, &pairs, &identifier, &metadata_prefix).await,
     };
-    outcome.unwrap_or_else(|e| response::errors(&repo.base_url, &pairs, &[e]))
+    admission.attach(outcome.unwrap_or_else(|e| response::errors(&repo.base_url, &pairs, &[e])))
 }
 
 /// The arguments of GET (query) or POST (form body); with POST, query arguments count too, so

@@ -1,8 +1,9 @@
 //! The OAI-PMH endpoint: a repository over the site index, and the handler of its six verbs.
 
+mod guard;
 mod handler;
 pub(crate) mod response;
-mod token;
+pub(crate) mod token;
 
 use std::sync::Arc;
 

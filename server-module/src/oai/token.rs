@@ -83,7 +83,12 @@ impl TokenCodec {
         p.extend_from_slice(&t.cursor.to_be_bytes());
         p.extend_from_slice(&t.size.to_be_bytes());
         p.extend_from_slice(&t.issued.unix().to_be_bytes());
-        format!("{}.{}", B64.encode(&p), B64.encode(self.mac(&p)))
+        self.seal(&p)
+    }
+
+    /// The text of a token: the payload and its MAC, each in unpadded URL-safe Base64.
+    pub(crate) fn seal(&self, payload: &[u8]) -> String {
+        format!("{}.{}", B64.encode(payload), B64.encode(self.mac(payload)))
     }
 
     /// Checks and decodes a token sent with `verb` at time `now`.

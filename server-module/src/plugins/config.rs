@@ -24,6 +24,10 @@ pub(crate) struct Settings {
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) timeout_secs: Option<Spanned<u64>>,
     pub(crate) max_output_bytes: Option<usize>,
+    pub(crate) nice: Option<Spanned<i64>>,
+    pub(crate) io_class: Option<Spanned<String>>,
+    pub(crate) cpu_secs: Option<Spanned<u64>>,
+    pub(crate) memory_mb: Option<Spanned<u64>>,
 }
 
 /// One `[[plugin]]`.

@@ -30,6 +30,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::sync::Mutex;
 
+use super::isolate::Isolation;
 use super::run::{reap, spawn_failure, Capture, Ended, Outcome, ProcessGroup};
 
 /// Bytes of stderr kept per request, as for any plugin (`plugins.toml`: "stderr capped at 64 KiB").
@@ -54,6 +55,8 @@ pub(crate) struct ExifTool {
     worker: Mutex<Option<Worker>>,
     /// Worker processes started so far.
     starts: AtomicUsize,
+    /// Priority and limits of the worker process.
+    isolation: Isolation,
 }
 
 impl ExifTool {
@@ -65,6 +68,22 @@ impl ExifTool {
             max_stdout,
             worker: Mutex::new(None),
             starts: AtomicUsize::new(0),
+            isolation: Isolation::default(),
+        }
+    }
+
+    /// Starts workers with this priority and these limits. Defaults to none.
+    pub(crate) fn isolation(mut self, isolation: Isolation) -> Self {
+        self.isolation = isolation;
+        self
+    }
+
+    /// Stops the idle worker, if any (a request in progress owns its worker, which is killed
+    /// when that request is dropped).
+    pub(crate) fn shutdown(&self) {
+        if let Ok(mut slot) = self.worker.try_lock() {
+            // Dropping the worker kills its process group.
+            slot.take();
         }
     }
 
@@ -93,7 +112,13 @@ impl ExifTool {
         let mut slot = self.worker.lock().await;
         let started = Instant::now();
         // Taken out of the slot: if this future is dropped mid-request, the worker drops with it.
-        let alive = slot.take().and_then(|mut w| w.is_alive().then_some(w));
+        // `RLIMIT_CPU` counts the worker's whole life, so a worker that has used half of it is
+        // replaced: every request gets at least half the limit, and only a file that alone burns
+        // that much CPU meets it.
+        let half = self.isolation.cpu_secs.map(|s| Duration::from_secs(s) / 2);
+        let alive = slot
+            .take()
+            .and_then(|mut w| (w.is_alive() && !w.used_cpu(half)).then_some(w));
         let mut worker = match alive {
             Some(worker) => worker,
             None => match self.start() {
@@ -110,9 +135,9 @@ impl ExifTool {
                 *slot = Some(worker);
                 Ended::Exited(Some(status))
             }
-            Ok(Err(e)) => match worker.stop().await {
-                Some(status) => Ended::Failed(format!("exiftool worker: {e} ({status})")),
-                None => Ended::Failed(format!("exiftool worker: {e}")),
+            Ok(Err(e)) => match worker.stop().await.map(Ended::of) {
+                Some(killed @ Ended::Killed(_)) => killed,
+                Some(_) | None => Ended::Failed(format!("exiftool worker: {e}")),
             },
             Err(_elapsed) => {
                 worker.stop().await;
@@ -124,8 +149,15 @@ impl ExifTool {
 
     /// Starts a worker process.
     fn start(&self) -> Result<Worker, Ended> {
-        let mut child = Command::new(&self.program)
-            .args(["-stay_open", "True", "-@", "-"])
+        let argv = self.isolation.wrap(&[
+            self.program.clone(),
+            "-stay_open".into(),
+            "True".into(),
+            "-@".into(),
+            "-".into(),
+        ]);
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -167,6 +199,28 @@ impl Worker {
     /// Whether the process is still running.
     fn is_alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Whether the worker has used at least `budget` of CPU time (user and system, from
+    /// `/proc/PID/stat`); false without a budget or when the figure cannot be read.
+    fn used_cpu(&self, budget: Option<Duration>) -> bool {
+        let (Some(budget), Some(pid)) = (budget, self.child.id()) else {
+            return false;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return false;
+        };
+        // Fields after the command name, which may hold spaces: utime and stime are the 12th and
+        // 13th, in clock ticks.
+        let rest = stat.rfind(')').map_or("", |i| &stat[i + 1..]);
+        let ticks: u64 = rest
+            .split_whitespace()
+            .skip(11)
+            .take(2)
+            .filter_map(|t| t.parse::<u64>().ok())
+            .sum();
+        // The kernel reports USER_HZ ticks, 100 per second on Linux.
+        Duration::from_millis(ticks * 10) >= budget
     }
 
     /// Sends one command (`lines`, from [`argfile_lines`]) and reads its answer into `out` and

@@ -6,14 +6,16 @@
 //! ExifTool through one persistent worker, JHOVE and FIDO with many files per process, other
 //! tools one process per file; never more than `max-processes` at once, each with a timeout
 //! that kills its whole process group. Tools see neutral paths (`f000001.jpg` in a private
-//! temporary folder), never the server's paths or file names that are not UTF-8. Failures are
-//! data: a missing tool, an error exit, a timeout each become that plugin's status.
+//! temporary folder), never the server's paths or file names that are not UTF-8. Every tool
+//! process runs niced and under CPU-time and memory limits ([`isolate`]). Failures are data: a
+//! missing tool, an error exit, a timeout, a limit each become that plugin's status.
 
 mod batch;
 mod cache;
 mod config;
 mod digest;
 pub(crate) mod exiftool;
+mod isolate;
 mod registry;
 pub(crate) mod run;
 
@@ -27,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
 
 pub use config::PluginsError;
 pub(crate) use registry::OutputKind;
@@ -54,6 +57,7 @@ pub(crate) enum Status {
     ConfigError,
     Skipped,
     Failed,
+    Limit,
 }
 
 impl Status {
@@ -66,6 +70,7 @@ impl Status {
             Status::ConfigError => "config-error",
             Status::Skipped => "skipped",
             Status::Failed => "failed",
+            Status::Limit => "limit",
         }
     }
 
@@ -122,6 +127,8 @@ struct Inner {
     permits: Semaphore,
     exiftools: Vec<Option<ExifTool>>,
     processes: AtomicUsize,
+    /// Cancelled when the server shuts down: runs in progress end, their tools killed.
+    stop: CancellationToken,
 }
 
 impl Plugins {
@@ -142,11 +149,10 @@ impl Plugins {
             .plugins
             .iter()
             .map(|p| match (&p.kind, &p.program) {
-                (Kind::ExifTool(_), Some(prog)) => Some(ExifTool::new(
-                    prog.clone().into_os_string(),
-                    p.timeout,
-                    p.max_output,
-                )),
+                (Kind::ExifTool(_), Some(prog)) => Some(
+                    ExifTool::new(prog.clone().into_os_string(), p.timeout, p.max_output)
+                        .isolation(registry.isolation.clone()),
+                ),
                 _ => None,
             })
             .collect();
@@ -158,6 +164,7 @@ impl Plugins {
             permits,
             exiftools,
             processes: AtomicUsize::new(0),
+            stop: CancellationToken::new(),
         };
         Ok(Plugins {
             inner: Arc::new(inner),
@@ -185,10 +192,11 @@ impl Plugins {
     pub fn check_report(&self) -> String {
         let r = &self.inner.registry;
         let mut out = format!(
-            "plugins from {} (cache {}, at most {} tool processes)\n",
+            "plugins from {} (cache {}, at most {} tool processes)\ntools start through: {}\n",
             r.path.display(),
             self.inner.cache.dir().display(),
-            r.max_processes
+            r.max_processes,
+            r.isolation.describe(),
         );
         for (p, v) in r.plugins.iter().zip(&self.inner.versions) {
             let patterns: Vec<String> = p.patterns.iter().map(ToString::to_string).collect();
@@ -410,7 +418,8 @@ impl Plugins {
                         .acquire()
                         .await
                         .expect("the semaphore is never closed");
-                    out.push(to_cached(p, worker.analyse(&args).await));
+                    let outcome = self.unless_stopped(worker.analyse(&args)).await;
+                    out.push(self.to_cached(p, outcome));
                 }
                 out
             }
@@ -431,7 +440,9 @@ impl Plugins {
             max_stderr: MAX_STDERR,
         };
         self.inner.processes.fetch_add(1, Ordering::Relaxed);
-        to_cached(p, run::run(&argv, None, &limits, &self.inner.permits).await)
+        let argv = self.inner.registry.isolation.wrap(&argv);
+        let run = run::run(&argv, None, &limits, &self.inner.permits);
+        self.to_cached(p, self.unless_stopped(run).await)
     }
 
     /// One process for many files; split its output per file. If the batch times out, each file
@@ -451,8 +462,12 @@ impl Plugins {
             max_stderr: MAX_STDERR,
         };
         self.inner.processes.fetch_add(1, Ordering::Relaxed);
-        let outcome = run::run(&expand(argv, &paths), None, &limits, &self.inner.permits).await;
-        if files.len() > 1 && matches!(outcome.ended, Ended::TimedOut) {
+        let wrapped = self.inner.registry.isolation.wrap(&expand(argv, &paths));
+        let run = run::run(&wrapped, None, &limits, &self.inner.permits);
+        let outcome = self.unless_stopped(run).await;
+        // Past a limit, one file may be to blame: each is tried on its own.
+        let over = |e: &Ended| matches!(e, Ended::TimedOut | Ended::Killed(SIGXCPU | SIGKILL));
+        if files.len() > 1 && over(&outcome.ended) {
             let mut out = Vec::new();
             for path in paths {
                 out.push(self.run_once(p, expand(argv, &[path])).await);
@@ -461,7 +476,7 @@ impl Plugins {
         }
         let per_ms = outcome.duration.as_millis() as u64 / files.len() as u64;
         // The status of the whole run (from its exit code), without its output.
-        let mut whole = to_cached(
+        let mut whole = self.to_cached(
             p,
             Outcome {
                 ended: outcome.ended.clone(),
@@ -526,7 +541,47 @@ fn note(status: Status, why: impl Into<Option<String>>) -> Cached {
     }
 }
 
-fn to_cached(p: &Plugin, o: Outcome) -> Cached {
+impl Plugins {
+    /// Ends every tool run in progress (killing its process group), makes later runs end at
+    /// once, and stops the idle ExifTool workers. Called by the server when it shuts down.
+    pub(crate) fn shutdown(&self) {
+        self.inner.stop.cancel();
+        for worker in self.inner.exiftools.iter().flatten() {
+            worker.shutdown();
+        }
+    }
+
+    /// The outcome of `run`, unless the server shuts down first: then `run` is dropped, which
+    /// kills its tool's process group.
+    async fn unless_stopped(&self, run: impl std::future::Future<Output = Outcome>) -> Outcome {
+        tokio::select! {
+            outcome = run => outcome,
+            () = self.inner.stop.cancelled() => {
+                let why = "the server is shutting down".to_owned();
+                Outcome::without_output(Ended::Failed(why), Duration::ZERO)
+            }
+        }
+    }
+
+    fn to_cached(&self, p: &Plugin, o: Outcome) -> Cached {
+        let isolation = &self.inner.registry.isolation;
+        let mut cached = to_cached(p, isolation, o);
+        if matches!(cached.status, Status::Error | Status::Failed) {
+            if let Some(why) = isolation.memory_note(&cached.stderr) {
+                cached.status = Status::Limit;
+                cached.note = Some(why);
+            }
+        }
+        cached
+    }
+}
+
+/// SIGXCPU: the soft CPU-time limit (`cpu-secs`) was reached.
+const SIGXCPU: i32 = 24;
+/// SIGKILL: the hard CPU-time limit, the kernel's out-of-memory killer, or an administrator.
+const SIGKILL: i32 = 9;
+
+fn to_cached(p: &Plugin, isolation: &isolate::Isolation, o: Outcome) -> Cached {
     let (status, exit_code, why) = match o.ended {
         Ended::Exited(Some(c)) if p.ok_exit.contains(&c) => (Status::Ok, Some(c), None),
         // JHOVE: 255 with no output is a configuration or usage error (the paper's JhoveException).
@@ -536,7 +591,25 @@ fn to_cached(p: &Plugin, o: Outcome) -> Cached {
             Some("the tool reported a configuration or usage error".to_owned()),
         ),
         Ended::Exited(Some(c)) => (Status::Error, Some(c), Some(format!("exit code {c}"))),
-        Ended::Exited(None) => (Status::Failed, None, Some("killed by a signal".to_owned())),
+        Ended::Exited(None) => (Status::Failed, None, Some("ended abnormally".to_owned())),
+        Ended::Killed(SIGXCPU) if isolation.cpu_secs.is_some() => (
+            Status::Limit,
+            None,
+            Some(format!(
+                "exceeded its CPU-time limit (cpu-secs = {}): killed by SIGXCPU",
+                isolation.cpu_secs.unwrap_or_default()
+            )),
+        ),
+        Ended::Killed(SIGKILL) if isolation.cpu_secs.is_some() => (
+            Status::Limit,
+            None,
+            Some("killed by SIGKILL: the hard CPU-time limit (cpu-secs + 5 s) or the kernel's out-of-memory killer".to_owned()),
+        ),
+        Ended::Killed(signal) => (
+            Status::Failed,
+            None,
+            Some(format!("killed by signal {signal}")),
+        ),
         Ended::TimedOut => (
             Status::Timeout,
             None,
@@ -640,7 +713,7 @@ async fn probe_versions(r: &Registry, cache: &Cache, permits: &Semaphore) -> Vec
                 seen[&p.version_command].clone()
             }
             (_, Some(_)) => {
-                let v = version_of(&p.version_command, cache, permits).await;
+                let v = version_of(&p.version_command, &r.isolation, cache, permits).await;
                 seen.insert(p.version_command.clone(), v.clone());
                 v
             }
@@ -650,7 +723,12 @@ async fn probe_versions(r: &Registry, cache: &Cache, permits: &Semaphore) -> Vec
     out
 }
 
-async fn version_of(argv: &[String], cache: &Cache, permits: &Semaphore) -> String {
+async fn version_of(
+    argv: &[String],
+    isolation: &isolate::Isolation,
+    cache: &Cache,
+    permits: &Semaphore,
+) -> String {
     let program = registry::find_program(&argv[0]);
     let meta = program.as_ref().and_then(|p| std::fs::metadata(p).ok());
     let identity = match (&program, &meta) {
@@ -671,6 +749,7 @@ async fn version_of(argv: &[String], cache: &Cache, permits: &Semaphore) -> Stri
         return v;
     }
     let argv_os: Vec<OsString> = argv.iter().map(OsString::from).collect();
+    let argv_os = isolation.wrap(&argv_os);
     let limits = Limits {
         timeout: VERSION_TIMEOUT,
         max_stdout: 64 * 1024,

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::config::{Entry, PluginsError, Source};
+use super::isolate::Isolation;
 
 /// Defaults of `[settings]`.
 const DEFAULT_MAX_PROCESSES: usize = 2;
@@ -154,6 +155,8 @@ pub(crate) struct Registry {
     pub(crate) max_processes: usize,
     pub(crate) cache_dir: PathBuf,
     pub(crate) path: PathBuf,
+    /// Priority and limits of every tool process.
+    pub(crate) isolation: Isolation,
 }
 
 impl Registry {
@@ -194,6 +197,7 @@ impl Registry {
                 .clone()
                 .unwrap_or_else(|| PathBuf::from("modoai-cache")),
         );
+        let isolation = Isolation::from_settings(&src, s)?;
         let plugins = file
             .plugins
             .iter()
@@ -204,6 +208,7 @@ impl Registry {
             max_processes,
             cache_dir,
             path: path.to_owned(),
+            isolation,
         })
     }
 }

@@ -47,8 +47,10 @@ pub(crate) struct Limits {
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Ended {
-    /// The process exited with this code; `None` if a signal killed it.
+    /// The process exited with this code; `None` if it ended some other way.
     Exited(Option<i32>),
+    /// A signal ended the process: this one (SIGXCPU from the CPU-time limit, say).
+    Killed(i32),
     /// The timeout passed; the process group was killed.
     TimedOut,
     /// The program does not exist (spawn failed with `NotFound`).
@@ -70,6 +72,17 @@ pub(crate) struct Outcome {
     pub(crate) truncated: bool,
     /// Time from the start of the process (not counting the wait for a permit) to its end.
     pub(crate) duration: Duration,
+}
+
+impl Ended {
+    /// How a process that ended with `status` ended.
+    pub(crate) fn of(status: ExitStatus) -> Self {
+        use std::os::unix::process::ExitStatusExt;
+        match (status.code(), status.signal()) {
+            (None, Some(signal)) => Ended::Killed(signal),
+            (code, _) => Ended::Exited(code),
+        }
+    }
 }
 
 impl Outcome {
@@ -143,7 +156,7 @@ pub(crate) async fn run(
     let supervised = supervise(&mut child, &mut group, stdin, &mut out, &mut err);
     let result = tokio::time::timeout(limits.timeout, supervised).await;
     let ended = match result {
-        Ok(Ok(status)) => Ended::Exited(status.code()),
+        Ok(Ok(status)) => Ended::of(status),
         Ok(Err(e)) => {
             group.kill();
             reap(&mut child).await;

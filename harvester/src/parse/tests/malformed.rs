@@ -181,3 +181,29 @@ fn stray_markup_is_malformed_not_truncated() {
         );
     }
 }
+
+/// Found by the `page` fuzz target (fuzz/regressions/page/attribute_without_value_in_metadata.xml):
+/// attributes of elements the parser does not read were never parsed, so a page with a
+/// malformed one parsed without error as long as it was not a `didl:Resource` being streamed.
+#[test]
+fn malformed_attributes_anywhere_are_errors() {
+    for (attrs, malformed) in [
+        ("flag", true),
+        ("a=1", true),
+        ("a='1' a='2'", true),
+        ("a='&nbsp;'", false),
+        ("a='&#1;'", false),
+    ] {
+        for body in [
+            format!("<GetRecord><record><metadata><x:y xmlns:x=\"urn:x\" {attrs}/></metadata></record></GetRecord>"),
+            format!("<Identify><description><z {attrs}/></description></Identify>"),
+        ] {
+            let err = parse(page(&body)).expect_err(&body);
+            if malformed {
+                assert!(matches!(err, ParseError::Malformed { .. }), "{body}: {err:?}");
+            } else {
+                assert!(matches!(err, ParseError::UndefinedEntity { .. } | ParseError::InvalidChar { .. }), "{body}: {err:?}");
+            }
+        }
+    }
+}

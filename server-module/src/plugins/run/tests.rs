@@ -89,7 +89,7 @@ async fn exit_codes() {
     assert_eq!(three.stderr, b"err\n");
     assert!(!three.truncated);
     let killed = run_with(&sh("kill -9 $$", &[]), None, &limits()).await;
-    assert_eq!(killed.ended, Ended::Exited(None));
+    assert_eq!(killed.ended, Ended::Killed(9));
 }
 
 #[tokio::test]

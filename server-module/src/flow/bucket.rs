@@ -1,0 +1,147 @@
+//! Token buckets per client, in a map of bounded size.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use tokio::time::{Duration, Instant};
+
+/// A sustained rate and a burst: a client may send `burst` requests at once, then one every
+/// `1 / per_sec` seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Rate {
+    pub(crate) per_sec: f64,
+    pub(crate) burst: u32,
+}
+
+/// One client's bucket: `tokens` as of `at`.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+impl Bucket {
+    fn full(rate: Rate, now: Instant) -> Self {
+        Bucket {
+            tokens: f64::from(rate.burst),
+            at: now,
+        }
+    }
+
+    fn refill(&mut self, rate: Rate, now: Instant) {
+        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
+        self.tokens = (self.tokens + elapsed * rate.per_sec).min(f64::from(rate.burst));
+        self.at = now;
+    }
+
+    /// Takes a token, or says how long until one is there.
+    fn take(&mut self, rate: Rate, now: Instant) -> Result<(), Duration> {
+        self.refill(rate, now);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64((1.0 - self.tokens) / rate.per_sec))
+        }
+    }
+
+    /// How long until the bucket is full again, when it is as good as a new one.
+    fn until_idle(&self, rate: Rate, now: Instant) -> Duration {
+        let mut b = *self;
+        b.refill(rate, now);
+        Duration::from_secs_f64((f64::from(rate.burst) - b.tokens) / rate.per_sec)
+    }
+}
+
+/// The buckets of all clients, at most `max` of them. Full buckets are dropped when room is
+/// needed (a full bucket is the same as none); if every bucket is in use, new clients wait.
+#[derive(Debug)]
+pub(crate) struct Buckets {
+    max: usize,
+    map: Mutex<HashMap<String, (Bucket, Rate)>>,
+}
+
+impl Buckets {
+    pub(crate) fn new(max: usize) -> Self {
+        Buckets {
+            max: max.max(1),
+            map: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Takes a token from `key`'s bucket, or says how long to wait.
+    pub(crate) fn take(&self, key: &str, rate: Rate, now: Instant) -> Result<(), Duration> {
+        let mut map = self.map.lock().expect("rate-limit map poisoned");
+        if let Some((bucket, r)) = map.get_mut(key) {
+            *r = rate;
+            return bucket.take(rate, now);
+        }
+        if map.len() >= self.max {
+            map.retain(|_, (b, r)| !b.until_idle(*r, now).is_zero());
+            if map.len() >= self.max {
+                let soonest = map.values().map(|(b, r)| b.until_idle(*r, now)).min();
+                return Err(soonest.unwrap_or(Duration::from_secs(1)));
+            }
+        }
+        let mut bucket = Bucket::full(rate, now);
+        let taken = bucket.take(rate, now);
+        map.insert(key.to_owned(), (bucket, rate));
+        taken
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.map.lock().unwrap().len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RATE: Rate = Rate {
+        per_sec: 2.0,
+        burst: 3,
+    };
+
+    #[tokio::test(start_paused = true)]
+    async fn burst_then_rate() {
+        let b = Buckets::new(10);
+        let now = Instant::now;
+        for _ in 0..3 {
+            assert_eq!(b.take("a", RATE, now()), Ok(()));
+        }
+        assert_eq!(b.take("a", RATE, now()), Err(Duration::from_millis(500)));
+        tokio::time::advance(Duration::from_millis(250)).await;
+        assert_eq!(b.take("a", RATE, now()), Err(Duration::from_millis(250)));
+        tokio::time::advance(Duration::from_millis(250)).await;
+        assert_eq!(b.take("a", RATE, now()), Ok(()));
+        assert!(b.take("a", RATE, now()).is_err());
+        // Other clients have their own buckets.
+        assert_eq!(b.take("b", RATE, now()), Ok(()));
+        // Idle time refills to the burst, no further.
+        tokio::time::advance(Duration::from_secs(60)).await;
+        for _ in 0..3 {
+            assert_eq!(b.take("a", RATE, now()), Ok(()));
+        }
+        assert!(b.take("a", RATE, now()).is_err());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_map_stays_bounded() {
+        let b = Buckets::new(2);
+        let now = Instant::now;
+        assert!(b.take("a", RATE, now()).is_ok());
+        assert!(b.take("b", RATE, now()).is_ok());
+        // Both buckets are in use: a third client waits until one of them is full again.
+        assert_eq!(b.take("c", RATE, now()), Err(Duration::from_millis(500)));
+        assert_eq!(b.len(), 2);
+        tokio::time::advance(Duration::from_millis(500)).await;
+        assert!(b.take("c", RATE, now()).is_ok());
+        assert_eq!(b.len(), 1, "the idle buckets were dropped");
+        for i in 0..100 {
+            let _ = b.take(&format!("k{i}"), RATE, now());
+            assert!(b.len() <= 2);
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! SIGTERM with the real `modoai` binary (issue 5): the server exits within its grace period even
+//! when a tool hangs, leaves no tool process behind, and lets a response that is streaming a large
+//! `oai_didl` body finish. Time bounds here detect hangs (grace plus a generous margin); they are
+//! not performance thresholds.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+/// Added to the grace period before the test calls the shutdown hung.
+const MARGIN: Duration = Duration::from_secs(30);
+
+/// Kills the server if the test fails before it exits.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts `modoai serve` on `root` with a configuration file holding `config`, and waits until
+/// it answers Identify.
+fn start(root: &Path, work: &Path, config: &str) -> (Running, u16) {
+    let port = free_port();
+    let config_path = work.join("modoai.toml");
+    std::fs::write(&config_path, config).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_modoai"))
+        .args(["serve", "--no-watch", "--root"])
+        .arg(root)
+        .args(["--listen", &format!("127.0.0.1:{port}"), "--config"])
+        .arg(&config_path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the modoai binary starts");
+    let server = Running(child);
+    let started = Instant::now();
+    while !get(port, "/modoai?verb=Identify").starts_with(b"HTTP/1.0 200") {
+        assert!(started.elapsed() < MARGIN, "the server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (server, port)
+}
+
+/// A whole HTTP/1.0 response (the body ends where the connection does).
+fn get(port: u16, target: &str) -> Vec<u8> {
+    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
+        return Vec::new();
+    };
+    s.set_read_timeout(Some(MARGIN)).unwrap();
+    write!(s, "GET {target} HTTP/1.0\r\nHost: t\r\n\r\n").unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    out
+}
+
+fn sigterm(server: &Running) {
+    kill(Pid::from_raw(server.0.id() as i32), Signal::SIGTERM).unwrap();
+}
+
+/// Waits for the server to exit; panics when it takes longer than `bound`.
+fn exits_within(server: &mut Running, bound: Duration) -> std::process::ExitStatus {
+    let t = Instant::now();
+    loop {
+        if let Some(status) = server.0.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            t.elapsed() < bound,
+            "the server did not exit within {bound:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Pids of live processes whose command line contains `marker`.
+fn processes_with(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| {
+                s.rsplit_once(')')
+                    .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+            })
+            .unwrap_or(true);
+        if !zombie && String::from_utf8_lossy(&cmdline).contains(marker) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[test]
+fn sigterm_kills_hanging_tools_and_leaves_no_process() {
+    let exiftool = Command::new("sh")
+        .args(["-c", "command -v exiftool"])
+        .output()
+        .unwrap();
+    assert!(
+        exiftool.status.success(),
+        "exiftool is not installed: run scripts/setup (Debian package libimage-exiftool-perl)"
+    );
+    let exiftool = String::from_utf8(exiftool.stdout).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("a.txt"), "hello").unwrap();
+    std::fs::write(root.path().join("b.txt"), "world").unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let marker = format!("modoai-hang-{}-{}", std::process::id(), rand_suffix());
+    // The ExifTool worker carries the marker in its program's name.
+    let tool = work.path().join(format!("exiftool-{marker}"));
+    std::os::unix::fs::symlink(exiftool.trim(), &tool).unwrap();
+    let plugins = work.path().join("plugins.toml");
+    std::fs::write(
+        &plugins,
+        format!(
+            r#"[settings]
+cache-dir = "cache"
+timeout-secs = 3600
+
+[[plugin]]
+label = "exiftool"
+mime = "*/*"
+runner = "exiftool"
+command = ["{tool}", "-X", "--System:all", "{{path}}"]
+version-command = ["{tool}", "-ver"]
+output = "xml"
+
+[[plugin]]
+label = "hang"
+mime = "text/*"
+command = ["sh", "-c", "sh -c 'sleep 3600; :' {marker}-child & sleep 3600; :", "{marker}", "{{path}}"]
+version-command = ["sh", "-c", "echo hang 1"]
+"#,
+            tool = tool.display()
+        ),
+    )
+    .unwrap();
+    let grace = 2;
+    let (mut server, port) = start(
+        root.path(),
+        work.path(),
+        &format!(
+            "[server]\nplugins = \"{}\"\ngrace-secs = {grace}\n",
+            plugins.display()
+        ),
+    );
+    let id = format!("http://127.0.0.1:{port}/a.txt");
+    let target = format!("/modoai?verb=GetRecord&metadataPrefix=oai_crate&identifier={id}");
+    let client = std::thread::spawn(move || get(port, &target));
+    // The hanging tool and its child, and the ExifTool worker, are running.
+    let t = Instant::now();
+    while processes_with(&marker).len() < 3 {
+        assert!(
+            t.elapsed() < MARGIN,
+            "the tools did not start: {:?}",
+            processes_with(&marker)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    sigterm(&server);
+    let status = exits_within(&mut server, Duration::from_secs(grace) + MARGIN);
+    assert!(status.success(), "{status}");
+    let _ = client.join();
+    // Killed processes are reaped by init; allow that a moment.
+    let t = Instant::now();
+    while !processes_with(&marker).is_empty() && t.elapsed() < MARGIN {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(processes_with(&marker), Vec::<u32>::new(), "orphans remain");
+}
+
+fn rand_suffix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64
+}
+
+#[test]
+fn a_response_streaming_at_sigterm_completes_within_grace() {
+    let root = tempfile::tempdir().unwrap();
+    // 24 MiB of varied bytes: its Base64 far exceeds what socket buffers and the response
+    // channel hold, so the response is mid-stream when the signal comes.
+    let bytes: Vec<u8> = (0..24u32 << 20)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(root.path().join("big.bin"), &bytes).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let grace = 60;
+    let (mut server, port) = start(
+        root.path(),
+        work.path(),
+        &format!("[server]\ngrace-secs = {grace}\n[oai]\ninline-max = 1000000000\n"),
+    );
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(MARGIN)).unwrap();
+    let id = format!("http://127.0.0.1:{port}/big.bin");
+    write!(
+        s,
+        "GET /modoai?verb=GetRecord&metadataPrefix=oai_didl&identifier={id} HTTP/1.0\r\nHost: t\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = vec![0u8; 64 * 1024];
+    let n = s.read(&mut response).unwrap();
+    response.truncate(n);
+    assert!(response.starts_with(b"HTTP/1.0 200"), "{response:?}");
+    sigterm(&server);
+    // The server stops accepting while this response goes on.
+    std::thread::sleep(Duration::from_millis(300));
+    s.read_to_end(&mut response).unwrap();
+    let status = exits_within(&mut server, Duration::from_secs(grace) + MARGIN);
+    assert!(status.success(), "{status}");
+    let text = String::from_utf8(response).expect("UTF-8 XML");
+    let body = &text[text.find("\r\n\r\n").unwrap() + 4..];
+    assert!(
+        body.trim_end().ends_with("</OAI-PMH>"),
+        "the whole document"
+    );
+    let start = body.find("encoding=\"base64\">").expect("inline bytes") + 18;
+    let end = start + body[start..].find('<').unwrap();
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(body[start..end].trim())
+        .unwrap();
+    assert!(decoded == bytes, "the file's exact bytes");
+    assert!(
+        get(port, "/modoai?verb=Identify").is_empty(),
+        "the server is gone"
+    );
+}
