@@ -3,72 +3,17 @@
 //! `oai_didl` body finish. Time bounds here detect hangs (grace plus a generous margin); they are
 //! not performance thresholds.
 
+mod support;
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
-
-/// Added to the grace period before the test calls the shutdown hung.
-const MARGIN: Duration = Duration::from_secs(30);
-
-/// Kills the server if the test fails before it exits.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Starts `modoai serve` on `root` with a configuration file holding `config`, and waits until
-/// it answers Identify.
-fn start(root: &Path, work: &Path, config: &str) -> (Running, u16) {
-    let port = free_port();
-    let config_path = work.join("modoai.toml");
-    std::fs::write(&config_path, config).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_modoai"))
-        .args(["serve", "--no-watch", "--root"])
-        .arg(root)
-        .args(["--listen", &format!("127.0.0.1:{port}"), "--config"])
-        .arg(&config_path)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the modoai binary starts");
-    let server = Running(child);
-    let started = Instant::now();
-    while !get(port, "/modoai?verb=Identify").starts_with(b"HTTP/1.0 200") {
-        assert!(started.elapsed() < MARGIN, "the server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (server, port)
-}
-
-/// A whole HTTP/1.0 response (the body ends where the connection does).
-fn get(port: u16, target: &str) -> Vec<u8> {
-    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
-        return Vec::new();
-    };
-    s.set_read_timeout(Some(MARGIN)).unwrap();
-    write!(s, "GET {target} HTTP/1.0\r\nHost: t\r\n\r\n").unwrap();
-    let mut out = Vec::new();
-    let _ = s.read_to_end(&mut out);
-    out
-}
+use support::{get, start, Running, MARGIN};
 
 fn sigterm(server: &Running) {
     kill(Pid::from_raw(server.0.id() as i32), Signal::SIGTERM).unwrap();
@@ -165,6 +110,7 @@ version-command = ["sh", "-c", "echo hang 1"]
             "[server]\nplugins = \"{}\"\ngrace-secs = {grace}\n",
             plugins.display()
         ),
+        &["--no-watch"],
     );
     let id = format!("http://127.0.0.1:{port}/a.txt");
     let target = format!("/modoai?verb=GetRecord&metadataPrefix=oai_crate&identifier={id}");
@@ -213,6 +159,7 @@ fn a_response_streaming_at_sigterm_completes_within_grace() {
         root.path(),
         work.path(),
         &format!("[server]\ngrace-secs = {grace}\n[oai]\ninline-max = 1000000000\n"),
+        &["--no-watch"],
     );
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(MARGIN)).unwrap();

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use modoai_protocol::Datestamp;
-use notify::{RecursiveMode, Watcher};
+use notify::event::{AccessKind, AccessMode};
+use notify::{EventKind, RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 
 use super::holdings::{Entry, Stamp};
@@ -89,7 +90,10 @@ fn start_watcher(
     tx: mpsc::UnboundedSender<PathBuf>,
 ) -> Option<notify::RecommendedWatcher> {
     let handler = move |res: notify::Result<notify::Event>| match res {
-        Ok(event) => event.paths.into_iter().for_each(|p| drop(tx.send(p))),
+        Ok(event) if is_change(&event.kind) => {
+            event.paths.into_iter().for_each(|p| drop(tx.send(p)))
+        }
+        Ok(_) => {}
         Err(err) => {
             tracing::warn!(error = %err, "file watcher error; the periodic rescan will catch up")
         }
@@ -105,6 +109,16 @@ fn start_watcher(
             tracing::warn!(error = %err, "cannot watch the document root; relying on periodic rescans");
             None
         }
+    }
+}
+
+/// Whether an event can change what the index holds. inotify also reports opens and reads:
+/// a visitor's GET, a tool reading a file, and the walk of a folder by a rescan itself, which
+/// would otherwise set off the next rescan, forever. A close after writing is a change.
+fn is_change(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Access(access) => matches!(access, AccessKind::Close(AccessMode::Write)),
+        _ => true,
     }
 }
 
@@ -269,4 +283,35 @@ fn tokio_stream_from<T: Send + 'static>(
     mut rx: mpsc::Receiver<T>,
 ) -> impl futures_util::Stream<Item = T> {
     futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
+}
+
+#[cfg(test)]
+mod tests {
+    use notify::event::{CreateKind, ModifyKind, RemoveKind, RenameMode};
+
+    use super::*;
+
+    #[test]
+    fn opens_and_reads_are_not_changes() {
+        for kind in [
+            EventKind::Access(AccessKind::Open(AccessMode::Any)),
+            EventKind::Access(AccessKind::Open(AccessMode::Read)),
+            EventKind::Access(AccessKind::Close(AccessMode::Read)),
+            EventKind::Access(AccessKind::Read),
+            EventKind::Access(AccessKind::Any),
+        ] {
+            assert!(!is_change(&kind), "{kind:?}");
+        }
+        for kind in [
+            EventKind::Access(AccessKind::Close(AccessMode::Write)),
+            EventKind::Create(CreateKind::File),
+            EventKind::Modify(ModifyKind::Name(RenameMode::To)),
+            EventKind::Modify(ModifyKind::Any),
+            EventKind::Remove(RemoveKind::Folder),
+            EventKind::Any,
+            EventKind::Other,
+        ] {
+            assert!(is_change(&kind), "{kind:?}");
+        }
+    }
 }
