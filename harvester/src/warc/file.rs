@@ -4,8 +4,10 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use flate2::GzBuilder;
 use time::macros::format_description;
+
+use super::compress::Compression;
+use super::member::Deflaters;
 use time::OffsetDateTime;
 
 /// The suffix of a file that is still being written.
@@ -21,6 +23,7 @@ pub(crate) struct OpenFile {
     pub(crate) file: File,
     pub(crate) pos: u64,
     pub(crate) warcinfo_id: String,
+    deflaters: Deflaters,
 }
 
 /// `PREFIX-TIMESTAMP-SERIAL-HOST.warc.gz`, TIMESTAMP being 17 digits UTC (Annex C's 14 plus
@@ -53,6 +56,7 @@ impl OpenFile {
             file,
             pos: 0,
             warcinfo_id: String::new(),
+            deflaters: Deflaters::default(),
         })
     }
 
@@ -60,17 +64,16 @@ impl OpenFile {
     /// member began, so no partial record stays behind.
     pub(crate) fn write_member(
         &mut self,
-        level: flate2::Compression,
+        level: Compression,
         write_block: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> io::Result<(u64, u64)> {
         let start = self.pos;
-        let result = (|| {
-            let mut gz = GzBuilder::new().write(&mut *self, level);
-            write_block(&mut gz)?;
-            gz.write_all(b"\r\n\r\n")?;
-            gz.finish()?;
-            Ok(())
-        })();
+        let mut deflaters = std::mem::take(&mut self.deflaters);
+        let result = deflaters.member(level, &mut *self, |w| {
+            write_block(w)?;
+            w.write_all(b"\r\n\r\n")
+        });
+        self.deflaters = deflaters;
         match result {
             Ok(()) => Ok((start, self.pos - start)),
             Err(e) => {

@@ -28,6 +28,7 @@
 mod compress;
 mod digest;
 mod file;
+mod member;
 mod read;
 mod record;
 mod recover;

@@ -295,7 +295,7 @@ impl Writer {
     /// Writes one record as one gzip member of the open file.
     fn emit(&mut self, head: &[u8], block: Block<'_>, c: Compression) -> io::Result<(u64, u64)> {
         let f = self.open_file()?;
-        let (offset, length) = f.write_member(c.level(), |out| {
+        let (offset, length) = f.write_member(c, |out| {
             out.write_all(head)?;
             match block {
                 Block::Bytes(b) => out.write_all(b),
@@ -369,7 +369,7 @@ impl Writer {
         head.field("WARC-Filename", &f.name)?;
         head.field("Content-Type", "application/warc-fields")?;
         let head = head.finish(block.len() as u64, &sha1_digest(&block));
-        f.write_member(Compression::Fast.level(), |out| {
+        f.write_member(Compression::Fast, |out| {
             out.write_all(&head)?;
             out.write_all(&block)
         })?;
