@@ -217,25 +217,15 @@ impl Counts {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
+    use modoai_protocol::fuzzing::inputs;
 
     /// Every seed (real pages, some cut or broken) and every input that once failed
     /// (`fuzz/regressions/page/`) goes through the target, so a fixed crash stays fixed in the
     /// ordinary test run.
     #[test]
     fn corpus_and_regressions() {
-        let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
-        let mut seen = 0;
-        for dir in ["corpus/page", "regressions/page"] {
-            let Ok(entries) = std::fs::read_dir(fuzz.join(dir)) else {
-                continue;
-            };
-            for entry in entries {
-                let path = entry.unwrap().path();
-                super::page(&std::fs::read(&path).unwrap());
-                seen += 1;
-            }
-        }
-        assert!(seen > 0, "no seeds found under {}", fuzz.display());
+        let all = [inputs("corpus/page"), inputs("regressions/page")].concat();
+        assert!(!all.is_empty(), "no page seeds");
+        all.iter().for_each(|(_, input)| super::page(input));
     }
 }

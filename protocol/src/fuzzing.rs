@@ -153,30 +153,39 @@ fn selection_arguments(s: &Selection, args: &mut Vec<(&'static str, String)>) {
     args.extend(s.set.as_ref().map(|set| ("set", set.as_str().to_owned())));
 }
 
+/// The files of the repository's `fuzz/DIR` (e.g. `corpus/request`, `regressions/page`) with
+/// their names; empty when the folder is absent. The regression tests of all three targets run
+/// their seeds and past failures through these.
+pub fn inputs(dir: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz")
+        .join(dir);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    entries
+        .map(|entry| entry.unwrap().path())
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&path).unwrap())
+        })
+        .collect()
+}
+
 fn borrowed<'a>(args: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
     args.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
+    use super::inputs;
 
     /// Every seed of the corpus and every input that once failed (`fuzz/regressions/request/`)
     /// goes through the target, so a fixed crash stays fixed in the ordinary test run.
     #[test]
     fn corpus_and_regressions() {
-        let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
-        let mut seen = 0;
-        for dir in ["corpus/request", "regressions/request"] {
-            let Ok(entries) = std::fs::read_dir(fuzz.join(dir)) else {
-                continue;
-            };
-            for entry in entries {
-                let path = entry.unwrap().path();
-                super::request(&std::fs::read(&path).unwrap());
-                seen += 1;
-            }
-        }
-        assert!(seen > 0, "no seeds found under {}", fuzz.display());
+        let all = [inputs("corpus/request"), inputs("regressions/request")].concat();
+        assert!(!all.is_empty(), "no request seeds");
+        all.iter().for_each(|(_, input)| super::request(input));
     }
 }

@@ -196,28 +196,10 @@ impl Fields<'_> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
+    use modoai_protocol::fuzzing::inputs;
     use modoai_protocol::Datestamp;
 
     use super::{codec, NOW};
-
-    /// The files of `fuzz/DIR`, by name.
-    fn inputs(dir: &str) -> Vec<(String, Vec<u8>)> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../fuzz")
-            .join(dir);
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            return Vec::new();
-        };
-        entries
-            .map(|entry| entry.unwrap().path())
-            .map(|path| {
-                let name = path.file_name().unwrap().to_string_lossy().into_owned();
-                (name, std::fs::read(&path).unwrap())
-            })
-            .collect()
-    }
 
     /// Every seed and every input that once failed (`fuzz/regressions/token/`) goes through the
     /// target, so a fixed crash stays fixed in the ordinary test run.

@@ -11,6 +11,7 @@ use std::io::BufRead;
 use modoai_protocol::is_xml_char;
 use quick_xml::errors::IllFormedError;
 use quick_xml::escape::{resolve_predefined_entity, EscapeError};
+use quick_xml::events::attributes::Attribute;
 use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::NsReader;
 
@@ -134,17 +135,26 @@ fn check_event(event: &Event<'_>, start: u64) -> Result<(), ParseError> {
 fn check_attributes(e: &BytesStart<'_>, position: u64) -> Result<(), ParseError> {
     for attr in e.attributes() {
         let attr = attr.map_err(|err| xml_error(err.into(), position))?;
-        let value = attr
-            .unescape_value()
-            .map_err(|err| xml_error(err, position))?;
-        if let Some((_, character)) = first_invalid(&value) {
-            return Err(ParseError::InvalidChar {
-                character,
-                position,
-            });
-        }
+        attribute_value(&attr, position)?;
     }
     Ok(())
+}
+
+/// An attribute's value, unescaped and checked to hold only XML characters.
+pub(crate) fn attribute_value<'a>(
+    attr: &'a Attribute<'a>,
+    position: u64,
+) -> Result<Cow<'a, str>, ParseError> {
+    let value = attr
+        .unescape_value()
+        .map_err(|err| xml_error(err, position))?;
+    match first_invalid(&value) {
+        Some((_, character)) => Err(ParseError::InvalidChar {
+            character,
+            position,
+        }),
+        None => Ok(value),
+    }
 }
 
 pub(crate) fn first_invalid(text: &str) -> Option<(usize, char)> {

@@ -11,7 +11,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::{Namespace, ResolveResult};
 use quick_xml::NsReader;
 
-use super::check::{decoded, first_invalid, read, resolve_ref, xml_error};
+use super::check::{attribute_value, decoded, read, resolve_ref, xml_error};
 use super::ParseError;
 
 /// The namespace of an element.
@@ -200,16 +200,8 @@ fn attributes(e: &BytesStart<'_>, position: u64) -> Result<Vec<(String, String)>
         if attr.key.prefix().is_some() || attr.key.as_namespace_binding().is_some() {
             continue;
         }
-        let value = attr
-            .unescape_value()
-            .map_err(|err| xml_error(err, position))?;
-        if let Some((_, character)) = first_invalid(&value) {
-            return Err(ParseError::InvalidChar {
-                character,
-                position,
-            });
-        }
-        out.push((lossy(attr.key.as_ref()), value.into_owned()));
+        let value = attribute_value(&attr, position)?.into_owned();
+        out.push((lossy(attr.key.as_ref()), value));
     }
     Ok(out)
 }
