@@ -1,6 +1,6 @@
 //! The in-memory maps behind [`super::Index`].
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Bound;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,8 +26,6 @@ pub(crate) struct Stamp {
 pub(crate) struct Entry {
     /// URL path relative to the site root, percent-encoded, without a leading `/`.
     pub(crate) path: Arc<str>,
-    /// Path on disk relative to the document root.
-    pub(crate) rel: PathBuf,
     /// mtime in UTC at seconds granularity, or for a tombstone the time the deletion was seen.
     pub(crate) datestamp: Datestamp,
     /// The MIME type essence, as the site serves it.
@@ -39,6 +37,12 @@ pub(crate) struct Entry {
 impl Entry {
     pub(crate) fn key(&self) -> Key {
         (self.datestamp, self.path.clone())
+    }
+
+    /// Path on disk relative to the document root (decoded from `path`, not stored: a million
+    /// records would hold it twice).
+    pub(crate) fn rel(&self) -> PathBuf {
+        super::scan::decode_path(&self.path)
     }
 
     /// `mime`, `mime:TYPE`, `mime:TYPE:SUBTYPE`.
@@ -53,6 +57,8 @@ pub(super) struct Holdings {
     by_path: BTreeMap<Arc<str>, Arc<Entry>>,
     /// Members of the sets below the root (the root holds every record).
     by_set: HashMap<String, BTreeSet<Key>>,
+    /// One copy of each MIME type the records share.
+    mimes: HashSet<Arc<str>>,
     live: usize,
 }
 
@@ -64,7 +70,14 @@ impl Holdings {
     /// Adds or replaces the record at `entry.path`.
     pub(super) fn upsert(&mut self, entry: Entry) {
         self.remove(&entry.path);
-        let entry = Arc::new(entry);
+        let mime = match self.mimes.get(&entry.mime) {
+            Some(shared) => shared.clone(),
+            None => {
+                self.mimes.insert(entry.mime.clone());
+                entry.mime.clone()
+            }
+        };
+        let entry = Arc::new(Entry { mime, ..entry });
         let key = entry.key();
         for spec in entry.set_specs().into_iter().skip(1) {
             self.by_set.entry(spec).or_default().insert(key.clone());
@@ -186,6 +199,8 @@ impl Holdings {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::ffi::OsStrExt;
+
     use modoai_protocol::SetSpec;
 
     use super::*;
@@ -193,7 +208,6 @@ mod tests {
     fn entry(path: &str, secs: i64, mime: &str, deleted: bool) -> Entry {
         Entry {
             path: Arc::from(path),
-            rel: PathBuf::from(path),
             datestamp: Datestamp::from_unix(secs),
             mime: Arc::from(mime),
             stamp: Stamp {
@@ -247,5 +261,18 @@ mod tests {
             set: None,
         };
         assert_eq!(h.count(&all), 59);
+    }
+
+    #[test]
+    fn records_share_their_mime_type_and_derive_their_disk_path() {
+        let mut h = Holdings::default();
+        h.upsert(entry("a%20b/c%FF.txt", 1, "text/plain", false));
+        h.upsert(entry("d.txt", 2, "text/plain", false));
+        let (a, d) = (h.get("a%20b/c%FF.txt").unwrap(), h.get("d.txt").unwrap());
+        assert!(Arc::ptr_eq(&a.mime, &d.mime));
+        assert_eq!(
+            a.rel(),
+            std::path::Path::new(std::ffi::OsStr::from_bytes(b"a b/c\xff.txt"))
+        );
     }
 }

@@ -11,7 +11,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use modoai_protocol::Datestamp;
-use percent_encoding::{percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use percent_encoding::{percent_decode_str, percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use walkdir::WalkDir;
 
 use super::holdings::Stamp;
@@ -40,6 +40,13 @@ pub(crate) fn encode_path(rel: &Path) -> String {
         .map(|c| percent_encode(c.as_os_str().as_bytes(), SEGMENT).to_string())
         .collect();
     segments.join("/")
+}
+
+/// The relative file path of a URL path made by [`encode_path`] (its exact inverse: `%` itself is
+/// encoded there, and `/` cannot be part of a name).
+pub(crate) fn decode_path(path: &str) -> PathBuf {
+    let bytes: Vec<u8> = percent_decode_str(path).collect();
+    PathBuf::from(std::ffi::OsStr::from_bytes(&bytes))
 }
 
 /// True for a relative path whose every component is a normal, visible name.
@@ -133,6 +140,20 @@ mod tests {
             encode_path(Path::new(OsStr::from_bytes(b"bad\xffname"))),
             "bad%FFname"
         );
+    }
+
+    #[test]
+    fn decoding_undoes_encoding() {
+        for raw in [
+            &b"a b/c+d/\xc3\xbc.txt"[..],
+            b"bad\xffname",
+            b"100%/%41%25.txt",
+            b"dir/sub/~x-y_z.html",
+            b"\x01\x7f/]]>&<'\"",
+        ] {
+            let rel = Path::new(OsStr::from_bytes(raw));
+            assert_eq!(decode_path(&encode_path(rel)), rel, "{raw:?}");
+        }
     }
 
     #[test]

@@ -256,7 +256,6 @@ impl Ctx {
                 };
                 h.upsert(Entry {
                     path: old.path.clone(),
-                    rel: old.rel.clone(),
                     datestamp: now,
                     mime: old.mime.clone(),
                     stamp,
@@ -271,7 +270,6 @@ impl Ctx {
 fn entry(c: Candidate, mime: String) -> Entry {
     Entry {
         path: c.path,
-        rel: c.rel,
         datestamp: c.datestamp,
         mime: Arc::from(mime),
         stamp: c.stamp,

@@ -76,9 +76,10 @@ impl Repository {
         let live: Vec<&Arc<Entry>> = page.iter().filter(|e| !e.deleted).collect();
         let subjects: Vec<Subject> = live
             .iter()
-            .map(|e| Subject {
-                abs: self.config.root.join(&e.rel),
-                rel: e.rel.clone(),
+            .map(|e| (e, e.rel()))
+            .map(|(e, rel)| Subject {
+                abs: self.config.root.join(&rel),
+                rel,
                 mime: e.mime.to_string(),
                 size: e.stamp.size,
                 mtime_ns: e.stamp.mtime_ns,
