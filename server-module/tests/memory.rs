@@ -1,30 +1,17 @@
 //! Streaming: a GetRecord of a 1 GiB file in oai_didl keeps the server's peak RSS bounded.
 //! The server runs as its own process (the `modoai` binary), so its peak RSS is its own.
 
+mod support;
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use support::{free_port, Running};
 
 const GIB: u64 = 1 << 30;
 const LIMIT_KIB: u64 = 64 * 1024;
-
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 fn peak_rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
@@ -79,7 +66,7 @@ fn getrecord_of_a_1_gib_file_streams_in_bounded_memory() {
         .stderr(Stdio::null())
         .spawn()
         .expect("the modoai binary starts");
-    let server = Killed(child);
+    let server = Running(child);
     let id = format!("http://127.0.0.1:{port}/big.bin");
     let target = format!("/modoai?verb=GetRecord&metadataPrefix=oai_didl&identifier={id}");
     let started = Instant::now();

@@ -1,27 +1,20 @@
 //! The real `modoai` binary (issue 5): `modoai hash-secret` prints what `[access]` takes, and
 //! SIGHUP reloads `[access]` without a restart. Time bounds here detect hangs only.
 
+mod support;
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
+use support::{free_port, Running};
 
 const HANG: Duration = Duration::from_secs(30);
 const OLD_KEY: &str = "old-0123456789abcdefghijklmnopqrstuvwxyz";
 const NEW_KEY: &str = "new-0123456789abcdefghijklmnopqrstuvwxyz";
-
-/// Kills the server if the test fails before it exits.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// `modoai hash-secret ARGS` with `input` on stdin: (success, stdout, stderr).
 fn hash_secret(args: &[&str], input: &str) -> (bool, String, String) {
@@ -121,11 +114,7 @@ fn sighup_reloads_the_access_rules() {
     std::fs::create_dir(&conf).unwrap();
     std::fs::write(real.join("modoai.toml"), config("old", OLD_KEY)).unwrap();
     std::os::unix::fs::symlink(real.join("modoai.toml"), conf.join("modoai.toml")).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let server = Running(
         Command::new(env!("CARGO_BIN_EXE_modoai"))
             .args(["serve", "--no-watch", "--root"])
