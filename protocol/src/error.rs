@@ -4,6 +4,9 @@ use std::fmt;
 use std::str::FromStr;
 
 /// An OAI-PMH error condition. Every one is sent with HTTP 200 inside an `<error>` element.
+//
+// Deliberately not `#[non_exhaustive]`: these are the eight codes of OAI-PMH 2.0 (§3.6), a closed
+// set fixed by the specification and its XSD, so callers may match on them exhaustively.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
     /// Illegal, missing, repeated or unknown arguments, or illegal values.

@@ -8,6 +8,7 @@ use std::fmt;
 
 /// Why a query string or form body could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FormError {
     /// A `%` not followed by two hex digits.
     BadEscape,

@@ -2,8 +2,8 @@
 
 use crate::datestamp::{Datestamp, Granularity};
 use crate::error::{ErrorCode, OaiError};
-use crate::is_metadata_prefix;
 use crate::setspec::SetSpec;
+use crate::syntax::is_metadata_prefix;
 use crate::verb::Verb;
 
 /// At most this many errors are reported for one request.
