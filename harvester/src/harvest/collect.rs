@@ -74,13 +74,8 @@ impl MetadataSink for Collector<'_> {
             .current
             .take()
             .ok_or_else(|| io::Error::other("resource end outside a resource"))?;
-        decoded.md5 = hex(&md5.finalize());
+        decoded.md5 = hex::encode(md5.finalize());
         self.resources.push(decoded);
         Ok(())
     }
-}
-
-/// Lowercase hex.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -28,7 +28,7 @@ use crate::warc::{warc_date, Spool, WarcFields, DEFAULT_SPOOL_THRESHOLD};
 pub use endpoint::Format;
 pub use facts::{Facts, PluginFacts, ResourceFacts};
 
-use collect::{hex, Collector, Decoded};
+use collect::{Collector, Decoded};
 use store::{Item, Payload};
 
 /// How many times a list starts over after `badResumptionToken` before the harvest gives up.
@@ -704,7 +704,7 @@ impl<'a> Harvester<'a> {
                 .write_all(&buf[..n])
                 .map_err(|source| FetchFailure::Archive(spool_error(self.archive, source)))?;
         }
-        Ok((spool, hex(&md5.finalize()), served))
+        Ok((spool, hex::encode(md5.finalize()), served))
     }
 
     fn store(

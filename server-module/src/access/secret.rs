@@ -57,7 +57,7 @@ pub fn hash_api_key(key: &str) -> Result<String, SecretError> {
     }
     Ok(format!(
         "{KEY_PREFIX}{}",
-        hex(&Sha256::digest(key.as_bytes()))
+        hex::encode(Sha256::digest(key.as_bytes()))
     ))
 }
 
@@ -65,10 +65,6 @@ pub fn hash_api_key(key: &str) -> Result<String, SecretError> {
 pub fn generate_api_key() -> String {
     use base64::Engine;
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(rand::random::<[u8; 32]>())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A stored password: a checked PHC string.
@@ -105,17 +101,12 @@ pub(crate) struct KeyDigest([u8; 32]);
 
 impl KeyDigest {
     pub(crate) fn parse(stored: &str) -> Result<Self, SecretError> {
-        let hex = stored
+        let digits = stored
             .strip_prefix(KEY_PREFIX)
             .ok_or(SecretError::KeyHash)?;
-        if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(SecretError::KeyHash);
-        }
         let mut out = [0u8; 32];
-        for (i, byte) in out.iter_mut().enumerate() {
-            *byte =
-                u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).map_err(|_| SecretError::KeyHash)?;
-        }
+        // Exactly 64 hex digits, either case: any other length or character is an error.
+        hex::decode_to_slice(digits, &mut out).map_err(|_| SecretError::KeyHash)?;
         Ok(KeyDigest(out))
     }
 
@@ -218,7 +209,14 @@ mod tests {
         assert!(KeyDigest::parse(abc)
             .unwrap()
             .matches(&KeyDigest::of("abc")));
+        // Upper-case digits are read as before.
+        assert!(
+            KeyDigest::parse(&abc.to_uppercase().replace("SHA256:", "sha256:"))
+                .unwrap()
+                .matches(&KeyDigest::of("abc"))
+        );
         for bad in [
+            &abc[..abc.len() - 2],
             "ba7816bf",
             "sha256:xyz",
             "sha1:ba7816bf8f01cfea414140de5dae2223b00361a3",

@@ -53,7 +53,7 @@ impl Cache {
         h.update(fingerprint.as_bytes());
         h.update([0]);
         h.update(identity);
-        hex(&h.finalize())
+        hex::encode(h.finalize())
     }
 
     fn path(&self, key: &str) -> PathBuf {
@@ -119,10 +119,6 @@ impl Cache {
     pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

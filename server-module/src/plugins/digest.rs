@@ -7,7 +7,6 @@ use md5::Md5;
 use sha1::Sha1;
 use sha2::Sha256;
 
-use super::cache::hex;
 use super::registry::Digest;
 
 /// The lower-case hex digest of the file at `path`, streamed in 64 KiB reads.
@@ -26,7 +25,7 @@ fn stream<D: sha2::Digest>(path: &Path) -> std::io::Result<String> {
     loop {
         let n = f.read(&mut buf)?;
         if n == 0 {
-            return Ok(hex(&d.finalize()));
+            return Ok(hex::encode(d.finalize()));
         }
         d.update(&buf[..n]);
     }
