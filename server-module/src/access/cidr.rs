@@ -1,8 +1,15 @@
 //! [`Cidr`]: an address range such as `192.0.2.0/24` or `2001:db8::/32` (RFC 4632, RFC 4291 §2.3).
+//!
+//! The range itself and its matching are `ipnet`'s [`IpNet`]. The text is split here, the address
+//! read by the standard library and the prefix length by us, so an error says which part is wrong
+//! (`ipnet`'s parse error does not) and the syntax stays what it was: a bare address is a range of
+//! one, and a length may have leading zeros.
 
 use std::fmt;
 use std::net::IpAddr;
 use std::str::FromStr;
+
+use ipnet::IpNet;
 
 /// An IPv4 or IPv6 address range. A bare address is a range of one (`/32` or `/128`).
 ///
@@ -18,10 +25,7 @@ use std::str::FromStr;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Cidr {
-    net: IpAddr,
-    len: u8,
-}
+pub struct Cidr(IpNet);
 
 /// A range that does not parse; the message says why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -34,22 +38,8 @@ pub struct CidrError {
 impl Cidr {
     /// Whether `ip` lies in the range.
     pub fn contains(&self, ip: IpAddr) -> bool {
-        let ip = ip.to_canonical();
-        self.net.is_ipv4() == ip.is_ipv4()
-            && bits(self.net) & mask(self.len) == bits(ip) & mask(self.len)
+        self.0.contains(&ip.to_canonical())
     }
-}
-
-/// The address left-aligned in 128 bits, so one mask serves both families.
-fn bits(ip: IpAddr) -> u128 {
-    match ip {
-        IpAddr::V4(v4) => u128::from(u32::from(v4)) << 96,
-        IpAddr::V6(v6) => u128::from(v6),
-    }
-}
-
-fn mask(len: u8) -> u128 {
-    u128::MAX.checked_shl(128 - u32::from(len)).unwrap_or(0)
 }
 
 impl FromStr for Cidr {
@@ -64,30 +54,29 @@ impl FromStr for Cidr {
             Some((a, l)) => (a, Some(l)),
             None => (s, None),
         };
-        let net: IpAddr = addr
+        let addr: IpAddr = addr
             .parse()
             .map_err(|_| bad("not an IPv4 or IPv6 address"))?;
-        let max = if net.is_ipv4() { 32 } else { 128 };
-        let len = match len {
-            None => max,
+        let net = match len {
+            None => IpNet::from(addr),
             Some(l) if !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()) => l
                 .parse()
                 .ok()
-                .filter(|&n| n <= max)
+                .and_then(|len| IpNet::new(addr, len).ok())
                 .ok_or_else(|| bad("prefix length too long"))?,
             Some(_) => return Err(bad("prefix length is not a number")),
         };
         // "10.0.0.1/8" is most likely a typo for a host or for 10.0.0.0/8: refuse to guess.
-        if bits(net) & !mask(len) != 0 {
+        if net.trunc() != net {
             return Err(bad("address has bits set beyond the prefix length"));
         }
-        Ok(Cidr { net, len })
+        Ok(Cidr(net))
     }
 }
 
 impl fmt::Display for Cidr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.net, self.len)
+        self.0.fmt(f)
     }
 }
 
@@ -160,6 +149,12 @@ mod tests {
             err.contains("10.0.0.1/8") && err.contains("beyond"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn prefix_lengths_may_have_leading_zeros() {
+        assert_eq!(c("10.0.0.0/008"), c("10.0.0.0/8"));
+        assert_eq!(c("2001:db8::/0032"), c("2001:db8::/32"));
     }
 
     #[test]
