@@ -5,6 +5,7 @@ use super::SecretError;
 /// An `[access]` section (or [`super::AccessRules`] built in code) that cannot work; the message
 /// names the key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AccessError {
     /// A stored password hash or key digest is unusable.
     #[error("[access.{table}] {name}: {source}")]

@@ -32,21 +32,25 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod check;
 mod cidr;
 mod client;
 mod config;
 mod error;
 mod header;
 mod rule;
+mod rules;
 mod secret;
 
 pub use cidr::{Cidr, CidrError};
 pub use client::{ClientAddr, ForwardedHeader};
 pub use config::{AccessSection, Require, RuleSection};
 pub use error::AccessError;
-pub use rule::{AccessRules, Rule};
+pub use rule::Rule;
+pub use rules::AccessRules;
 pub use secret::{generate_api_key, hash_api_key, hash_password, SecretError, MIN_API_KEY_LEN};
 
+pub(crate) use check::Verdict;
 pub(crate) use client::{client_ip, with_peer};
 pub(crate) use header::{challenge, Credentials};
-pub(crate) use rule::{Verdict, FORMATS};
+pub(crate) use rules::FORMATS;

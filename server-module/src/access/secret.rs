@@ -2,7 +2,7 @@
 //! of presented credentials against them (constant-time, never logged).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 use argon2::password_hash::{PasswordHash, PasswordVerifier, SaltString};
 use argon2::{Argon2, PasswordHasher};
@@ -19,6 +19,7 @@ const KEY_PREFIX: &str = "sha256:";
 
 /// A secret that cannot be stored or checked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SecretError {
     /// The password is empty.
     #[error("the password is empty")]
@@ -134,7 +135,9 @@ const REMEMBER: Duration = Duration::from_secs(60);
 const REMEMBER_MAX: usize = 1024;
 
 /// Recently verified passwords, by the SHA-256 of user, password and stored hash (so a changed
-/// hash is never matched by an old entry). Wrong passwords are never remembered.
+/// hash is never matched by an old entry). Wrong passwords are never remembered. A poisoned lock
+/// is recovered: every change of the map is one `insert`, `retain` or `clear`, never left half
+/// done.
 #[derive(Debug, Default)]
 pub(crate) struct Verified {
     seen: Mutex<HashMap<[u8; 32], Instant>>,
@@ -151,12 +154,12 @@ impl Verified {
     }
 
     pub(crate) fn contains(&self, fp: &[u8; 32]) -> bool {
-        let seen = self.seen.lock().expect("verified-password cache poisoned");
+        let seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
         seen.get(fp).is_some_and(|at| at.elapsed() < REMEMBER)
     }
 
     pub(crate) fn insert(&self, fp: [u8; 32]) {
-        let mut seen = self.seen.lock().expect("verified-password cache poisoned");
+        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
         if seen.len() >= REMEMBER_MAX {
             seen.retain(|_, at| at.elapsed() < REMEMBER);
             if seen.len() >= REMEMBER_MAX {
