@@ -1,7 +1,25 @@
 //! Token buckets per client, in a map of bounded size.
+//!
+//! Written here rather than taken from `governor`, the field's crate for keyed rate limiting,
+//! because its keyed limiters cannot give these semantics:
+//! - **Bounded state.** Its keyed stores (`DashMap`, `HashMap`) grow by one entry per new key and
+//!   are only trimmed when the caller runs `retain_recent`; there is no bound at which a new
+//!   client is refused. Here at most `max` clients are kept, idle (full) buckets are dropped
+//!   first, and a new client beyond the bound gets 503 with a Retry-After of when the soonest
+//!   bucket is full again, which its store interface cannot report (its `NotUntil` cannot be
+//!   built outside the crate).
+//! - **One bound for several rates.** A governor limiter has one `Quota`; a format's own limit
+//!   and the global one would be separate limiters with separate maps, while here one map keyed
+//!   by group and client holds them all under the single `max-clients` bound, and a reload that
+//!   changes a rate applies it to the buckets already there.
+//! - **Tokio's clock.** The buckets use `tokio::time::Instant`, so tests run on paused time;
+//!   governor would need a clock adapter of our own.
+//!
+//! The bucket itself is the textbook one (`burst` tokens, refilled at `per_sec`), about forty
+//! lines; Retry-After is derived from the wait it reports, in flow/mod.rs.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 use tokio::time::{Duration, Instant};
 
@@ -55,6 +73,8 @@ impl Bucket {
 
 /// The buckets of all clients, at most `max` of them. Full buckets are dropped when room is
 /// needed (a full bucket is the same as none); if every bucket is in use, new clients wait.
+/// A poisoned lock is recovered: each change of the map is one `insert`, `retain` or update of
+/// one bucket, never left half done.
 #[derive(Debug)]
 pub(crate) struct Buckets {
     max: usize,
@@ -62,16 +82,18 @@ pub(crate) struct Buckets {
 }
 
 impl Buckets {
+    /// `max` is at least 1 ([`super::FlowLimits::max_clients`] refuses 0).
     pub(crate) fn new(max: usize) -> Self {
+        assert!(max > 0, "a rate-limit map must hold at least one client");
         Buckets {
-            max: max.max(1),
+            max,
             map: Mutex::new(HashMap::new()),
         }
     }
 
     /// Takes a token from `key`'s bucket, or says how long to wait.
     pub(crate) fn take(&self, key: &str, rate: Rate, now: Instant) -> Result<(), Duration> {
-        let mut map = self.map.lock().expect("rate-limit map poisoned");
+        let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((bucket, r)) = map.get_mut(key) {
             *r = rate;
             return bucket.take(rate, now);

@@ -7,6 +7,9 @@ use serde::Deserialize;
 use super::bucket::Rate;
 use crate::access::AccessError;
 
+/// The longest Retry-After sent: the official validator gives up on longer ones.
+pub(super) const MAX_RETRY_AFTER: u32 = 3600;
+
 /// `[flow]`: how much of the server one client, and all enhanced responses together, may use.
 ///
 /// ```toml
@@ -31,7 +34,8 @@ pub struct FlowSection {
     pub max_enhanced: Option<usize>,
     /// Clients whose rate-limit state is kept; see [`FlowLimits::max_clients`].
     pub max_clients: Option<usize>,
-    /// Retry-After, in seconds, when `max-enhanced` is reached; default 5.
+    /// Retry-After, in seconds, when `max-enhanced` is reached; default 5. At least 1; values
+    /// over 3600 are sent as 3600.
     pub busy_retry_after: Option<u32>,
     /// The limit of `oai_dc` requests.
     #[serde(rename = "oai_dc")]
@@ -56,6 +60,7 @@ pub struct RateSection {
 
 /// A `[flow]` setting that cannot work.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum FlowError {
     /// A rate that is not a positive number.
     #[error(
@@ -153,21 +158,38 @@ impl FlowLimits {
     }
 
     /// Enhanced (`oai_didl`, `oai_crate`) record responses in flight at once. Defaults to 32.
+    ///
+    /// # Panics
+    ///
+    /// If `n` is 0 (no enhanced response could ever be sent).
     pub fn max_enhanced(mut self, n: usize) -> Self {
-        self.max_enhanced = n.max(1);
+        assert!(n > 0, "max_enhanced must be at least 1");
+        self.max_enhanced = n;
         self
     }
 
     /// Clients whose buckets are kept; when all are in use, new clients get 503 until a bucket
     /// is full again (and so forgotten). Defaults to 10,000.
+    ///
+    /// # Panics
+    ///
+    /// If `n` is 0 (every rate-limited request would be refused).
     pub fn max_clients(mut self, n: usize) -> Self {
-        self.max_clients = n.max(1);
+        assert!(n > 0, "max_clients must be at least 1");
+        self.max_clients = n;
         self
     }
 
-    /// Retry-After, in seconds, when the enhanced responses are at their bound. Defaults to 5.
+    /// Retry-After, in seconds, when the enhanced responses are at their bound. Values over
+    /// 3600 are sent as 3600, the longest Retry-After modoai sends (longer ones make the OAI-PMH
+    /// validator give up). Defaults to 5.
+    ///
+    /// # Panics
+    ///
+    /// If `secs` is 0 (a client told to retry at once would only add to the load).
     pub fn busy_retry_after(mut self, secs: u32) -> Self {
-        self.busy_retry_after = secs.clamp(1, 3600);
+        assert!(secs > 0, "busy_retry_after must be at least 1 second");
+        self.busy_retry_after = secs.min(MAX_RETRY_AFTER);
         self
     }
 
@@ -252,5 +274,37 @@ mod tests {
             assert!(err.contains(says), "{bad}: {err}");
         }
         assert!(FlowLimits::new().format_rate("oai_x", 1.0, 1).is_err());
+    }
+
+    #[test]
+    #[should_panic(expected = "max_enhanced must be at least 1")]
+    fn zero_enhanced_responses_panic() {
+        let _ = FlowLimits::new().max_enhanced(0);
+    }
+
+    #[test]
+    #[should_panic(expected = "max_clients must be at least 1")]
+    fn zero_clients_panic() {
+        let _ = FlowLimits::new().max_clients(0);
+    }
+
+    #[test]
+    #[should_panic(expected = "busy_retry_after must be at least 1 second")]
+    fn a_zero_retry_after_panics() {
+        let _ = FlowLimits::new().busy_retry_after(0);
+    }
+
+    #[test]
+    fn long_retry_afters_are_sent_as_an_hour() {
+        assert_eq!(
+            FlowLimits::new().busy_retry_after(7200).busy_retry_after,
+            3600
+        );
+        assert!(parse("busy-retry-after = 0\n")
+            .unwrap_err()
+            .contains("busy-retry-after"));
+        assert!(parse("max-clients = 0\n")
+            .unwrap_err()
+            .contains("max-clients"));
     }
 }

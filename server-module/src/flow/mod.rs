@@ -8,16 +8,15 @@ mod config;
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 use tokio::time::{Duration, Instant};
 
 pub use config::{FlowError, FlowLimits, FlowSection, RateSection};
 
+use config::MAX_RETRY_AFTER;
+
 pub(crate) use body::PermitBody;
 use bucket::Buckets;
-
-/// The longest Retry-After sent: the official validator gives up on longer ones.
-const MAX_RETRY_AFTER: u64 = 3600;
 
 /// The limits in force and their state: the buckets and the enhanced-response permits.
 #[derive(Debug)]
@@ -61,17 +60,20 @@ impl Flow {
 
     /// A permit for one enhanced response, or the Retry-After to send.
     pub(crate) fn enhanced(&self) -> Result<OwnedSemaphorePermit, u32> {
-        self.enhanced
-            .clone()
-            .try_acquire_owned()
-            .map_err(|_| self.limits.busy_retry_after)
+        match self.enhanced.clone().try_acquire_owned() {
+            Ok(permit) => Ok(permit),
+            Err(TryAcquireError::NoPermits) => Err(self.limits.busy_retry_after),
+            Err(TryAcquireError::Closed) => {
+                panic!("the enhanced-response semaphore is never closed")
+            }
+        }
     }
 }
 
 /// Whole seconds, rounded up, so the client's retry finds a token; 1 to 3600.
 fn retry_after(wait: Duration) -> u32 {
     let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-    secs.clamp(1, MAX_RETRY_AFTER) as u32
+    secs.clamp(1, u64::from(MAX_RETRY_AFTER)) as u32
 }
 
 /// The rate-limit key of a client without credentials: its address, an IPv6 one by its /64.
