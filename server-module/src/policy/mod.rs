@@ -4,7 +4,7 @@
 mod reload;
 
 use std::path::Path;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::access::{AccessRules, AccessSection};
 use crate::flow::{Flow, FlowLimits, FlowSection};
@@ -17,6 +17,8 @@ pub use reload::Reloader;
 /// with, later requests see the new ones. Get it with [`Config::policy`].
 #[derive(Clone, Debug)]
 pub struct Policy {
+    // A poisoned lock is recovered: the only write swaps in a whole new `Arc<Current>`, so the
+    // value behind it is never half replaced.
     current: Arc<RwLock<Arc<Current>>>,
 }
 
@@ -45,13 +47,16 @@ impl Policy {
 
     /// The rules and limits for one request.
     pub(crate) fn current(&self) -> Arc<Current> {
-        self.current.read().expect("policy lock poisoned").clone()
+        self.current
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Replaces the rules and limits at once. When the limits are unchanged, their state (the
     /// clients' buckets, the enhanced responses in flight) carries over.
     pub fn replace(&self, access: AccessRules, flow: FlowLimits) {
-        let mut current = self.current.write().expect("policy lock poisoned");
+        let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
         let flow = if current.flow.limits == flow {
             // Same limits: keep the state. The old `Current` is only shared by requests in flight.
             Flow::carry_over(&current.flow)
