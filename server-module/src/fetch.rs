@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 use bytes::Bytes;
 use http::header::{CONTENT_TYPE, HOST};
@@ -51,7 +51,11 @@ where
     ResBody::Error: Into<BoxError>,
 {
     fn call(&self, req: Request<()>) -> BoxFuture<Result<Response<InnerBody>, BoxError>> {
-        let svc = self.inner.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let svc = self
+            .inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         let req = req.map(|()| ReqBody::default());
         Box::pin(async move {
             let res = svc.oneshot(req).await.map_err(Into::into)?;

@@ -1,17 +1,19 @@
 //! The site index: every record of the site in the stable `(datestamp, path)` order that
 //! resumption tokens page through, with lookups by path and by set, kept current in the background.
 
+mod entry;
 mod holdings;
 mod scan;
+mod url_path;
 mod watch;
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use modoai_protocol::{Datestamp, SetSpec};
 use tokio::sync::Notify;
 
-pub(crate) use holdings::{Entry, Key};
+pub(crate) use entry::{Entry, Key};
 pub(crate) use scan::{is_visible, regular_file_meta};
 pub(crate) use watch::{maintain, Maintenance};
 
@@ -56,11 +58,13 @@ impl Index {
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Holdings> {
-        self.holdings.read().unwrap_or_else(|e| e.into_inner())
+        self.holdings.read().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Holdings> {
-        self.holdings.write().unwrap_or_else(|e| e.into_inner())
+        self.holdings
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The record whose URL path (relative to the site root, percent-encoded) is `path`.
