@@ -2,8 +2,12 @@
 
 mod guard;
 mod handler;
+mod list;
+mod paging;
+mod records;
 pub(crate) mod response;
 pub(crate) mod token;
+mod verbs;
 
 use std::sync::Arc;
 
@@ -18,6 +22,9 @@ use crate::plugins::{PluginResult, Subject};
 pub(crate) use handler::handle;
 pub(crate) use response::OaiBody;
 use token::TokenCodec;
+
+/// The arguments of a request, in the order given.
+type Pairs = Vec<(String, String)>;
 
 /// Everything a request needs: settings, the index and the site behind it.
 pub(crate) struct Repository {
