@@ -8,7 +8,7 @@ use modoai_protocol::setspec::MIME_ROOT;
 use modoai_protocol::Datestamp;
 
 use super::entry::{Entry, Key};
-use super::Filter;
+use super::filter::Filter;
 
 #[derive(Default)]
 pub(super) struct Holdings {

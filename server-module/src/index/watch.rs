@@ -14,8 +14,8 @@ use tokio::sync::mpsc;
 
 use super::entry::{Entry, Stamp};
 use super::scan::{self, Candidate};
+use super::store::Index;
 use super::url_path;
-use super::Index;
 use crate::fetch::Site;
 
 /// How many internal HEAD requests run at once while indexing.
