@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 use bytes::Bytes;
 use http::header::{CONTENT_TYPE, HOST};
@@ -16,6 +16,30 @@ use tower::{Service, ServiceExt};
 
 /// The error type of bodies and services the layer talks to.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The site services the layer wraps: the bounds every use of the inner service needs, named once.
+/// Implemented for every service of `Request<ReqBody>` to `Response<ResBody>` that is cloneable
+/// and sendable, whose errors and body errors box into [`BoxError`].
+pub(crate) trait Inner<ReqBody>:
+    Service<Request<ReqBody>, Response = Response<Self::Body>, Error: Into<BoxError>, Future: Send>
+    + Clone
+    + Send
+    + 'static
+{
+    /// The response body of the inner service.
+    type Body: Body<Data = Bytes, Error: Into<BoxError>> + Send + 'static;
+}
+
+impl<S, ReqBody, ResBody> Inner<ReqBody> for S
+where
+    S: Service<Request<ReqBody>, Response = Response<ResBody>> + Clone + Send + 'static,
+    S::Future: Send,
+    S::Error: Into<BoxError>,
+    ResBody: Body<Data = Bytes> + Send + 'static,
+    ResBody::Error: Into<BoxError>,
+{
+    type Body = ResBody;
+}
 
 /// A response body of the inner service, boxed.
 pub(crate) type InnerBody = UnsyncBoxBody<Bytes, BoxError>;
@@ -41,17 +65,17 @@ impl<S, B> ServiceFetch<S, B> {
     }
 }
 
-impl<S, ReqBody, ResBody> Fetch for ServiceFetch<S, ReqBody>
+impl<S, ReqBody> Fetch for ServiceFetch<S, ReqBody>
 where
-    S: Service<Request<ReqBody>, Response = Response<ResBody>> + Clone + Send + 'static,
-    S::Future: Send,
-    S::Error: Into<BoxError>,
+    S: Inner<ReqBody>,
     ReqBody: Default + Send + 'static,
-    ResBody: Body<Data = Bytes> + Send + 'static,
-    ResBody::Error: Into<BoxError>,
 {
     fn call(&self, req: Request<()>) -> BoxFuture<Result<Response<InnerBody>, BoxError>> {
-        let svc = self.inner.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let svc = self
+            .inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         let req = req.map(|()| ReqBody::default());
         Box::pin(async move {
             let res = svc.oneshot(req).await.map_err(Into::into)?;

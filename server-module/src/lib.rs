@@ -18,6 +18,8 @@
 
 pub mod access;
 mod body;
+#[cfg(feature = "cli")]
+pub mod cli;
 mod config;
 mod fetch;
 pub mod flow;

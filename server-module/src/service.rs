@@ -9,7 +9,7 @@ use http_body::Body;
 use tower::Service;
 
 use crate::body::ResponseBody;
-use crate::fetch::{BoxError, ServiceFetch, Site};
+use crate::fetch::{BoxError, Inner, ServiceFetch, Site};
 use crate::future::ResponseFuture;
 use crate::index::{self, Index};
 use crate::layer::{OaiPmhLayer, Shared};
@@ -17,6 +17,10 @@ use crate::oai::{self, Repository};
 use crate::Config;
 
 /// Serves OAI-PMH on one route in front of a site service `S`.
+///
+/// `S` is a cloneable, `Send + 'static` tower service of `Request<B>` to `Response<ResBody>`
+/// whose future is `Send` and whose error is `Into<BoxError>`; `ResBody` is an
+/// `http_body::Body<Data = Bytes>`, `Send + 'static`, with errors `Into<BoxError>`.
 #[derive(Clone, Debug)]
 pub struct OaiPmh<S> {
     inner: S,
@@ -67,40 +71,34 @@ impl<S> OaiPmh<S> {
 /// it first (see the bare-hyper example).
 pub type RequestBody = http_body_util::combinators::UnsyncBoxBody<Bytes, BoxError>;
 
-impl<S, ResBody> OaiPmh<S>
+// `Inner` is a crate-private alias of the bounds that the docs of `OaiPmh` spell out.
+#[allow(private_bounds)]
+impl<S> OaiPmh<S>
 where
-    S: Service<Request<RequestBody>, Response = Response<ResBody>> + Clone + Send + 'static,
-    S::Future: Send,
-    S::Error: Into<BoxError>,
-    ResBody: Body<Data = Bytes> + Send + 'static,
-    ResBody::Error: Into<BoxError>,
+    S: Inner<RequestBody>,
 {
     /// Starts building the site index in the background, if not yet started. Needs a Tokio runtime.
     pub fn start(&self) {
-        self.repository::<RequestBody, ResBody>();
+        self.repository::<RequestBody>();
     }
 
     /// Starts the index if needed and waits until its first full scan is done.
     pub async fn ready(&self) {
-        let index = self.repository::<RequestBody, ResBody>().index.clone();
+        let index = self.repository::<RequestBody>().index.clone();
         index.ready().await;
     }
 
     /// Number of records (files) in the index now, deleted ones not counted.
     pub fn records(&self) -> usize {
-        self.repository::<RequestBody, ResBody>().index.len()
+        self.repository::<RequestBody>().index.len()
     }
 }
 
 impl<S> OaiPmh<S> {
-    fn repository<ReqBody, ResBody>(&self) -> Arc<Repository>
+    fn repository<ReqBody>(&self) -> Arc<Repository>
     where
-        S: Service<Request<ReqBody>, Response = Response<ResBody>> + Clone + Send + 'static,
-        S::Future: Send,
-        S::Error: Into<BoxError>,
+        S: Inner<ReqBody>,
         ReqBody: Default + Send + 'static,
-        ResBody: Body<Data = Bytes> + Send + 'static,
-        ResBody::Error: Into<BoxError>,
     {
         self.shared
             .repo
@@ -126,14 +124,10 @@ impl<S> OaiPmh<S> {
 
 impl<S, ReqBody, ResBody> Service<Request<ReqBody>> for OaiPmh<S>
 where
-    S: Service<Request<ReqBody>, Response = Response<ResBody>> + Clone + Send + 'static,
-    S::Future: Send,
-    S::Error: Into<BoxError>,
+    S: Inner<ReqBody, Body = ResBody>,
     ReqBody: Body + Default + Send + 'static,
     ReqBody::Data: Send,
     ReqBody::Error: Into<BoxError>,
-    ResBody: Body<Data = Bytes> + Send + 'static,
-    ResBody::Error: Into<BoxError>,
 {
     type Response = Response<ResponseBody<ResBody>>;
     type Error = S::Error;
@@ -145,7 +139,7 @@ where
 
     fn call(&mut self, req: Request<ReqBody>) -> Self::Future {
         if req.uri().path() == self.shared.config.route {
-            let repo = self.repository::<ReqBody, ResBody>();
+            let repo = self.repository::<ReqBody>();
             ResponseFuture::oai(Box::pin(oai::handle(repo, req)))
         } else {
             ResponseFuture::inner(self.inner.call(req))

@@ -1,4 +1,4 @@
-//! The `modoai` command line: start-up output, configuration errors, help.
+//! The `modoai` command line: start-up output, configuration errors, help, exit codes.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -91,7 +91,8 @@ fn serve_prints_the_urls_to_open_and_stops_on_sigterm() {
     assert!(status.success(), "SIGTERM is a clean shutdown: {status}");
 }
 
-/// Runs `modoai serve ARGS` on a free port, expects exit code 2, returns what it printed on stderr.
+/// Runs `modoai serve ARGS` on a free port, expects exit code 2 (bad usage or configuration:
+/// nothing was done), returns what it printed on stderr.
 fn refused(args: &[&std::ffi::OsStr]) -> String {
     let out = modoai()
         .args(["serve", "--listen", "127.0.0.1:0"])
@@ -211,7 +212,63 @@ fn plugins_check_and_explain() {
         .arg(&plugins)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a bad plugins file: nothing was done"
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("plugins.toml:3: mime"), "{err}");
+
+    std::fs::write(
+        &plugins,
+        "[[plugin]]\nlabel = \"gone\"\nmime = \"*/*\"\ncommand = [\"modoai-no-such-tool\", \"{path}\"]\nversion-command = [\"modoai-no-such-tool\", \"--version\"]\n",
+    )
+    .unwrap();
+    let out = modoai()
+        .args(["plugins", "check", "--plugins"])
+        .arg(&plugins)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "checked, with problems:\n{report}"
+    );
+    assert!(report.contains("gone"), "{report}");
+}
+
+#[test]
+fn exit_codes_follow_one_policy() {
+    let help = modoai().arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for code in [
+        "0  done",
+        "1  the command ran but failed",
+        "2  bad usage",
+        "3  done, with problems",
+    ] {
+        assert!(help.contains(code), "{code:?} missing from --help:\n{help}");
+    }
+    // A run-time failure: the address is in use.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = modoai()
+        .args(["serve", "--root", ".", "--listen", &addr])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("cannot listen on {addr}")), "{err}");
+    // Bad arguments: clap's own usage errors and ours are both 2.
+    let out = modoai().args(["serve", "--no-such-flag"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = refused(&[
+        "--root".as_ref(),
+        ".".as_ref(),
+        "--page-size".as_ref(),
+        "0".as_ref(),
+    ]);
+    assert!(err.contains("page-size must be at least 1"), "{err}");
 }

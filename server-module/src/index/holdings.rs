@@ -2,54 +2,13 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Bound;
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use modoai_protocol::setspec::{mime_set_specs, MIME_ROOT};
+use modoai_protocol::setspec::MIME_ROOT;
 use modoai_protocol::Datestamp;
 
-use super::Filter;
-
-/// A position in the stable order of records: datestamp first, then the URL path.
-pub(crate) type Key = (Datestamp, Arc<str>);
-
-/// What identifies one version of a file on disk; a change of any part means the file changed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Stamp {
-    pub(crate) size: u64,
-    pub(crate) mtime_ns: i128,
-    pub(crate) inode: u64,
-}
-
-/// One record: a file of the site, or the tombstone of a file deleted while the server ran.
-#[derive(Debug)]
-pub(crate) struct Entry {
-    /// URL path relative to the site root, percent-encoded, without a leading `/`.
-    pub(crate) path: Arc<str>,
-    /// mtime in UTC at seconds granularity, or for a tombstone the time the deletion was seen.
-    pub(crate) datestamp: Datestamp,
-    /// The MIME type essence, as the site serves it.
-    pub(crate) mime: Arc<str>,
-    pub(crate) stamp: Stamp,
-    pub(crate) deleted: bool,
-}
-
-impl Entry {
-    pub(crate) fn key(&self) -> Key {
-        (self.datestamp, self.path.clone())
-    }
-
-    /// Path on disk relative to the document root (decoded from `path`, not stored: a million
-    /// records would hold it twice).
-    pub(crate) fn rel(&self) -> PathBuf {
-        super::scan::decode_path(&self.path)
-    }
-
-    /// `mime`, `mime:TYPE`, `mime:TYPE:SUBTYPE`.
-    pub(crate) fn set_specs(&self) -> [String; 3] {
-        mime_set_specs(&self.mime)
-    }
-}
+use super::entry::{Entry, Key};
+use super::filter::Filter;
 
 #[derive(Default)]
 pub(super) struct Holdings {
@@ -204,6 +163,7 @@ mod tests {
     use modoai_protocol::SetSpec;
 
     use super::*;
+    use crate::index::entry::Stamp;
 
     fn entry(path: &str, secs: i64, mime: &str, deleted: bool) -> Entry {
         Entry {

@@ -1,100 +1,16 @@
 //! The site index: every record of the site in the stable `(datestamp, path)` order that
 //! resumption tokens page through, with lookups by path and by set, kept current in the background.
 
+mod entry;
+mod filter;
 mod holdings;
 mod scan;
+mod store;
+mod url_path;
 mod watch;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock};
-
-use modoai_protocol::{Datestamp, SetSpec};
-use tokio::sync::Notify;
-
-pub(crate) use holdings::{Entry, Key};
+pub(crate) use entry::{Entry, Key};
+pub(crate) use filter::Filter;
 pub(crate) use scan::{is_visible, regular_file_meta};
+pub(crate) use store::Index;
 pub(crate) use watch::{maintain, Maintenance};
-
-use holdings::Holdings;
-
-/// Which records a list request selects, by datestamp range and set.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Filter {
-    pub(crate) from: Option<Datestamp>,
-    pub(crate) until: Option<Datestamp>,
-    pub(crate) set: Option<SetSpec>,
-}
-
-/// The shared, concurrently readable index of one document root.
-#[derive(Default)]
-pub(crate) struct Index {
-    holdings: RwLock<Holdings>,
-    ready: AtomicBool,
-    ready_notify: Notify,
-}
-
-impl Index {
-    /// True once the first full scan has finished.
-    pub(crate) fn is_ready(&self) -> bool {
-        self.ready.load(Ordering::Acquire)
-    }
-
-    /// Waits for the first full scan.
-    pub(crate) async fn ready(&self) {
-        loop {
-            let notified = self.ready_notify.notified();
-            if self.is_ready() {
-                return;
-            }
-            notified.await;
-        }
-    }
-
-    fn set_ready(&self) {
-        self.ready.store(true, Ordering::Release);
-        self.ready_notify.notify_waiters();
-    }
-
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, Holdings> {
-        self.holdings.read().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Holdings> {
-        self.holdings.write().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The record whose URL path (relative to the site root, percent-encoded) is `path`.
-    pub(crate) fn get(&self, path: &str) -> Option<Arc<Entry>> {
-        self.read().get(path)
-    }
-
-    /// Up to `limit` records matching `filter` that follow `after` in the stable order.
-    pub(crate) fn page(
-        &self,
-        filter: &Filter,
-        after: Option<&Key>,
-        limit: usize,
-    ) -> Vec<Arc<Entry>> {
-        self.read().page(filter, after, limit)
-    }
-
-    /// How many records match `filter`.
-    pub(crate) fn count(&self, filter: &Filter) -> u64 {
-        self.read().count(filter)
-    }
-
-    /// Every set spec with at least one current record, sorted, the root first.
-    pub(crate) fn set_specs(&self) -> Vec<String> {
-        self.read().set_specs()
-    }
-
-    /// The lowest datestamp of any record, deleted ones included.
-    pub(crate) fn earliest(&self) -> Option<Datestamp> {
-        self.read().earliest()
-    }
-
-    /// Number of current (not deleted) records.
-    pub(crate) fn len(&self) -> usize {
-        self.read().live()
-    }
-}

@@ -11,18 +11,10 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use modoai_protocol::Datestamp;
-use percent_encoding::{percent_decode_str, percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use walkdir::WalkDir;
 
-use super::holdings::Stamp;
-
-/// Everything of a path segment but unreserved characters (RFC 3986 §2.3) is percent-encoded,
-/// which gives each file one canonical identifier.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
+use super::entry::Stamp;
+use super::url_path;
 
 /// A file that may become a record once the site agrees to serve it.
 #[derive(Debug, Clone)]
@@ -31,22 +23,6 @@ pub(crate) struct Candidate {
     pub(crate) path: Arc<str>,
     pub(crate) stamp: Stamp,
     pub(crate) datestamp: Datestamp,
-}
-
-/// The URL path of a relative file path: each segment's bytes percent-encoded, joined by `/`.
-pub(crate) fn encode_path(rel: &Path) -> String {
-    let segments: Vec<String> = rel
-        .components()
-        .map(|c| percent_encode(c.as_os_str().as_bytes(), SEGMENT).to_string())
-        .collect();
-    segments.join("/")
-}
-
-/// The relative file path of a URL path made by [`encode_path`] (its exact inverse: `%` itself is
-/// encoded there, and `/` cannot be part of a name).
-pub(crate) fn decode_path(path: &str) -> PathBuf {
-    let bytes: Vec<u8> = percent_decode_str(path).collect();
-    PathBuf::from(std::ffi::OsStr::from_bytes(&bytes))
 }
 
 /// True for a relative path whose every component is a normal, visible name.
@@ -98,7 +74,7 @@ pub(crate) fn candidate(root: &Path, canonical_root: &Path, rel: &Path) -> Optio
     let meta = regular_file_meta(&full, canonical_root)?;
     Some(Candidate {
         rel: rel.to_path_buf(),
-        path: Arc::from(encode_path(rel)),
+        path: Arc::from(url_path::encode(rel)),
         stamp: stamp(&meta),
         datestamp: Datestamp::from_unix(meta.mtime()),
     })
@@ -128,33 +104,6 @@ fn stamp(meta: &Metadata) -> Stamp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ffi::OsStr;
-
-    #[test]
-    fn encodes_each_segment() {
-        assert_eq!(
-            encode_path(Path::new("a b/c+d/ü.txt")),
-            "a%20b/c%2Bd/%C3%BC.txt"
-        );
-        assert_eq!(
-            encode_path(Path::new(OsStr::from_bytes(b"bad\xffname"))),
-            "bad%FFname"
-        );
-    }
-
-    #[test]
-    fn decoding_undoes_encoding() {
-        for raw in [
-            &b"a b/c+d/\xc3\xbc.txt"[..],
-            b"bad\xffname",
-            b"100%/%41%25.txt",
-            b"dir/sub/~x-y_z.html",
-            b"\x01\x7f/]]>&<'\"",
-        ] {
-            let rel = Path::new(OsStr::from_bytes(raw));
-            assert_eq!(decode_path(&encode_path(rel)), rel, "{raw:?}");
-        }
-    }
 
     #[test]
     fn visibility() {

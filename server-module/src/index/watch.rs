@@ -12,9 +12,10 @@ use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 
-use super::holdings::{Entry, Stamp};
+use super::entry::{Entry, Stamp};
 use super::scan::{self, Candidate};
-use super::Index;
+use super::store::Index;
+use super::url_path;
 use crate::fetch::Site;
 
 /// How many internal HEAD requests run at once while indexing.
@@ -153,7 +154,7 @@ impl Ctx {
             return;
         }
         let is_dir = std::fs::symlink_metadata(abs).is_ok_and(|m| m.is_dir());
-        let prefix = scan::encode_path(rel);
+        let prefix = url_path::encode(rel);
         let dir_prefix = if prefix.is_empty() {
             String::new()
         } else {

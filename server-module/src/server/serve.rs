@@ -1,11 +1,4 @@
-//! The standalone server: [`SiteService`] behind [`OaiPmhLayer`], on hyper.
-//!
-//! Bounded: at most `max-connections` connections at once (beyond, the listener is not polled and
-//! the kernel's backlog holds new ones), slow or idle clients closed after `header-timeout-secs`
-//! ([`conn`]), and on shutdown a grace period for in-flight responses, after which remaining
-//! connections are closed and their tool processes killed.
-
-mod conn;
+//! [`serve`]: the accept loop, one task per connection, and the graceful shutdown.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -21,6 +14,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tower::{Layer, ServiceBuilder};
+
+use super::conn;
 
 use crate::fetch::BoxError;
 use crate::site::SiteService;

@@ -1,0 +1,116 @@
+//! `modoai serve`: the standalone server, configured from flags over the configuration file.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use tokio::net::TcpListener;
+
+use crate::cli::{CliError, ServeArgs};
+use crate::{Config, FileConfig, Plugins, Reloader};
+
+/// Serves the document root until SIGINT or SIGTERM, after printing the URLs to open.
+/// Configuration errors come before anything is bound or started.
+pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
+    let file = match &args.config {
+        Some(path) => FileConfig::load(path)?,
+        None => FileConfig::default(),
+    };
+    let root = document_root(&args, &file)?;
+    let listen = listen_address(&args, &file)?;
+    let listener = TcpListener::bind(listen)
+        .await
+        .map_err(CliError::runtime(format!("cannot listen on {listen}")))?;
+    let local = listener
+        .local_addr()
+        .map_err(CliError::runtime("reading the address listened on"))?;
+    let config = configure(&args, &file, &root, local).await?;
+    // [access] and [flow] follow the file: reloaded on SIGHUP and when it changes.
+    let _reloader = match &args.config {
+        Some(path) => Some(
+            Reloader::spawn(config.policy().clone(), path.clone(), true)
+                .map_err(CliError::runtime("following the configuration file"))?,
+        ),
+        None => None,
+    };
+    // Handlers first, so a signal sent as soon as the URLs are printed is a clean shutdown.
+    let shutdown = shutdown_signal()?;
+    tracing::info!(address = %local, root = %root.display(), "listening on http://{local}/");
+    println!("modoai is serving {} at http://{local}/", root.display());
+    println!(
+        "OAI-PMH base URL: {}  (try {}?verb=Identify)",
+        config.oai_base_url(),
+        config.oai_base_url()
+    );
+    crate::serve(listener, config, shutdown)
+        .await
+        .map_err(CliError::runtime("serving"))
+}
+
+/// `--root`, else `root` of `[server]`; it must be a folder.
+fn document_root(args: &ServeArgs, file: &FileConfig) -> Result<PathBuf, CliError> {
+    let root = args
+        .root
+        .clone()
+        .or(file.server.root.clone())
+        .ok_or_else(|| CliError::Usage("no document root: pass --root DIR".to_owned()))?;
+    if !root.is_dir() {
+        let msg = format!("document root {} is not a folder", root.display());
+        return Err(CliError::Usage(msg));
+    }
+    Ok(root)
+}
+
+/// `--listen`, else `listen` of `[server]`, else 127.0.0.1:8080.
+fn listen_address(args: &ServeArgs, file: &FileConfig) -> Result<SocketAddr, CliError> {
+    match (&args.listen, &file.server.listen) {
+        (Some(a), _) => Ok(*a),
+        (None, Some(s)) => s
+            .parse()
+            .map_err(|e| CliError::Usage(format!("listen address {s:?}: {e}"))),
+        (None, None) => Ok(SocketAddr::from(([127, 0, 0, 1], 8080))),
+    }
+}
+
+/// The settings: defaults, then the file's `[oai]`, then the flags, then the file's `[server]`
+/// limits, `[access]` and `[flow]`, then the plugins.
+async fn configure(
+    args: &ServeArgs,
+    file: &FileConfig,
+    root: &std::path::Path,
+    local: SocketAddr,
+) -> Result<Config, CliError> {
+    let base_url = args
+        .base_url
+        .clone()
+        .or(file.server.base_url.clone())
+        .unwrap_or_else(|| format!("http://{local}/"));
+    let mut config = Config::new(root, &base_url)?
+        .apply(&file.oai)?
+        .apply(&args.overrides())?
+        .apply_server(&file.server)?
+        .apply_policy(&file.access, &file.flow)?;
+    if let Some(path) = args.plugins.as_ref().or(file.server.plugins.as_ref()) {
+        let plugins = Plugins::load(path).await?;
+        if !plugins.all_healthy() {
+            tracing::warn!("some plugins are missing or broken; their CRATE entries say so (see `modoai plugins check`)");
+        }
+        config = config.plugins(plugins);
+    }
+    Ok(config)
+}
+
+/// Completes on SIGINT or SIGTERM; the handlers are installed when this is called.
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, CliError> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate())
+        .map_err(CliError::runtime("installing the SIGTERM handler"))?;
+    let mut int = signal(SignalKind::interrupt())
+        .map_err(CliError::runtime("installing the SIGINT handler"))?;
+    Ok(async move {
+        tokio::select! {
+            _ = int.recv() => {}
+            _ = term.recv() => {}
+        }
+        tracing::info!("shutting down");
+    })
+}

@@ -1,0 +1,45 @@
+//! [`ConfigError`]: a setting that cannot work, naming the file and key where there is one.
+
+use std::path::PathBuf;
+
+/// A setting that cannot work.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The base URL is not an absolute http(s) URL without query.
+    #[error(
+        "base URL {0:?} must be an absolute http:// or https:// URL without query or fragment"
+    )]
+    BaseUrl(String),
+    /// The route does not start with `/` or ends with one.
+    #[error("route {0:?} must start with '/' and not end with one")]
+    Route(String),
+    /// The official validator refuses this address.
+    #[error("admin e-mail {0:?} is not an address harvesters accept (name@domain.tld)")]
+    AdminEmail(String),
+    /// A count, size or time where zero makes no sense is zero (the key names it).
+    #[error("{0} must be at least 1")]
+    Zero(&'static str),
+    /// The configuration file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An `[access]` section (or access rules) that cannot work.
+    #[error(transparent)]
+    Access(#[from] crate::access::AccessError),
+    /// A `[flow]` section (or flow limits) that cannot work.
+    #[error(transparent)]
+    Flow(#[from] crate::flow::FlowError),
+    /// The configuration file is not valid TOML for modoai.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// toml's message, naming the line and key.
+        message: String,
+    },
+}

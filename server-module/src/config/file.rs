@@ -1,0 +1,90 @@
+//! The configuration file (`--config FILE`): TOML mirrored by serde structs, one per section.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::ConfigError;
+
+/// The configuration file (`--config FILE`), TOML. Unknown keys are errors.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct FileConfig {
+    /// `[server]`: the standalone server.
+    #[serde(default)]
+    pub server: ServerSection,
+    /// `[oai]`: the OAI-PMH endpoint.
+    #[serde(default)]
+    pub oai: OaiSection,
+    /// `[access]`: who may receive which metadata format (reloaded without restart).
+    #[serde(default)]
+    pub access: crate::access::AccessSection,
+    /// `[flow]`: rate limits and the bound on enhanced responses (reloaded without restart).
+    #[serde(default)]
+    pub flow: crate::flow::FlowSection,
+}
+
+/// `[server]` of the configuration file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ServerSection {
+    /// The document root.
+    pub root: Option<PathBuf>,
+    /// Address to listen on, `IP:PORT`.
+    pub listen: Option<String>,
+    /// Public URL of the document root.
+    pub base_url: Option<String>,
+    /// The plugins file of oai_crate.
+    pub plugins: Option<PathBuf>,
+    /// Connections served at once; see [`Config::max_connections`].
+    pub max_connections: Option<usize>,
+    /// Seconds a client may take to send a request's headers; see [`Config::header_timeout`].
+    pub header_timeout_secs: Option<u64>,
+    /// Seconds in-flight responses get after shutdown is asked for; see
+    /// [`Config::shutdown_grace`].
+    pub grace_secs: Option<u64>,
+}
+
+/// `[oai]` of the configuration file; see the [`Config`] methods of the same names.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct OaiSection {
+    pub route: Option<String>,
+    pub oai_base_url: Option<String>,
+    pub repository_name: Option<String>,
+    pub admin_email: Option<Vec<String>>,
+    pub page_size: Option<usize>,
+    pub page_bytes: Option<u64>,
+    pub inline_max: Option<u64>,
+    pub token_ttl_secs: Option<u64>,
+    pub token_secret: Option<String>,
+    pub rescan_secs: Option<u64>,
+    pub watch: Option<bool>,
+    pub deleted_records: Option<bool>,
+}
+
+impl FileConfig {
+    /// Reads and parses a configuration file.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|e| ConfigError::Parse {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_rejects_unknown_keys() {
+        let err = toml::from_str::<FileConfig>("[oai]\npage-sise = 3\n").unwrap_err();
+        assert!(err.to_string().contains("page-sise"), "{err}");
+    }
+}

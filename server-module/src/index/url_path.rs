@@ -1,0 +1,59 @@
+//! URL paths of records: each file's relative path, one canonical percent-encoded form.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use percent_encoding::{percent_decode_str, percent_encode, AsciiSet, NON_ALPHANUMERIC};
+
+/// Everything of a path segment but unreserved characters (RFC 3986 §2.3) is percent-encoded,
+/// which gives each file one canonical identifier.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// The URL path of a relative file path: each segment's bytes percent-encoded, joined by `/`.
+pub(crate) fn encode(rel: &Path) -> String {
+    let segments: Vec<String> = rel
+        .components()
+        .map(|c| percent_encode(c.as_os_str().as_bytes(), SEGMENT).to_string())
+        .collect();
+    segments.join("/")
+}
+
+/// The relative file path of a URL path made by [`encode`] (its exact inverse: `%` itself is
+/// encoded there, and `/` cannot be part of a name).
+pub(crate) fn decode(path: &str) -> PathBuf {
+    let bytes: Vec<u8> = percent_decode_str(path).collect();
+    PathBuf::from(std::ffi::OsStr::from_bytes(&bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn encodes_each_segment() {
+        assert_eq!(encode(Path::new("a b/c+d/ü.txt")), "a%20b/c%2Bd/%C3%BC.txt");
+        assert_eq!(
+            encode(Path::new(OsStr::from_bytes(b"bad\xffname"))),
+            "bad%FFname"
+        );
+    }
+
+    #[test]
+    fn decoding_undoes_encoding() {
+        for raw in [
+            &b"a b/c+d/\xc3\xbc.txt"[..],
+            b"bad\xffname",
+            b"100%/%41%25.txt",
+            b"dir/sub/~x-y_z.html",
+            b"\x01\x7f/]]>&<'\"",
+        ] {
+            let rel = Path::new(OsStr::from_bytes(raw));
+            assert_eq!(decode(&encode(rel)), rel, "{raw:?}");
+        }
+    }
+}

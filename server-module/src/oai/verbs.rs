@@ -1,0 +1,166 @@
+//! The verbs that answer in one response: Identify, ListMetadataFormats, ListSets (paged by set
+//! spec) and GetRecord.
+
+use std::sync::Arc;
+
+use http::{Response, StatusCode};
+use modoai_protocol::setspec::mime_set_name;
+use modoai_protocol::{Datestamp, ErrorCode, Granularity, OaiError, Verb};
+
+use super::paging::{decode, write_token};
+use super::records::{write_record_dc, write_record_didl};
+use super::response::{self, OaiBody};
+use super::token::Token;
+use super::{Pairs, Repository};
+use crate::formats::{Fetched, Format};
+
+pub(super) fn identify(repo: &Repository, pairs: &Pairs) -> Response<OaiBody> {
+    let c = &repo.config;
+    let mut x = response::open(&repo.base_url, pairs);
+    x.start("Identify", &[]);
+    x.leaf("repositoryName", &[], &c.repository_name);
+    x.leaf("baseURL", &[], &repo.base_url);
+    x.leaf("protocolVersion", &[], "2.0");
+    for email in &c.admin_emails {
+        x.leaf("adminEmail", &[], email);
+    }
+    let earliest = repo.index.earliest().unwrap_or_else(Datestamp::now);
+    x.leaf("earliestDatestamp", &[], &earliest.to_string());
+    x.leaf(
+        "deletedRecord",
+        &[],
+        if c.deleted_records { "transient" } else { "no" },
+    );
+    x.leaf("granularity", &[], Granularity::Seconds.as_str());
+    x.end("Identify");
+    response::complete(x)
+}
+
+pub(super) fn list_formats(
+    repo: &Repository,
+    pairs: &Pairs,
+    identifier: Option<&str>,
+) -> Result<Response<OaiBody>, OaiError> {
+    if let Some(id) = identifier {
+        repo.entry(id)?;
+    }
+    let mut x = response::open(&repo.base_url, pairs);
+    x.start("ListMetadataFormats", &[]);
+    for f in Format::available(repo.config.plugins.is_some()) {
+        x.start("metadataFormat", &[]);
+        x.leaf("metadataPrefix", &[], f.prefix());
+        x.leaf("schema", &[], f.schema());
+        x.leaf("metadataNamespace", &[], f.namespace());
+        x.end("metadataFormat");
+    }
+    x.end("ListMetadataFormats");
+    Ok(response::complete(x))
+}
+
+pub(super) fn list_sets(
+    repo: &Repository,
+    pairs: &Pairs,
+    token: Option<&str>,
+) -> Result<Response<OaiBody>, OaiError> {
+    let specs = repo.index.set_specs();
+    if specs.is_empty() {
+        return Err(OaiError::new(
+            ErrorCode::NoSetHierarchy,
+            "the repository holds no records, so it has no sets",
+        ));
+    }
+    let resumed = token.map(|t| decode(repo, t, Verb::ListSets)).transpose()?;
+    let (start, size) = match &resumed {
+        Some(t) => (specs.partition_point(|s| *s <= t.last.1), t.size),
+        None => (0, specs.len() as u64),
+    };
+    let page: Vec<&String> = specs[start..].iter().take(repo.config.page_size).collect();
+    let last = page
+        .last()
+        .map(|s| (Datestamp::from_unix(0), s.to_string()));
+    let more = start + page.len() < specs.len();
+    let mut x = response::open(&repo.base_url, pairs);
+    x.start("ListSets", &[]);
+    for spec in &page {
+        x.start("set", &[]);
+        x.leaf("setSpec", &[], spec);
+        x.leaf("setName", &[], &mime_set_name(spec));
+        x.end("set");
+    }
+    let cursor = resumed.as_ref().map_or(0, |t| t.cursor);
+    let next = more.then(|| Token {
+        verb: Verb::ListSets,
+        prefix: String::new(),
+        from: None,
+        until: None,
+        set: None,
+        last: last.unwrap_or((Datestamp::from_unix(0), String::new())),
+        cursor: cursor + page.len() as u64,
+        size,
+        issued: Datestamp::now(),
+    });
+    write_token(
+        repo,
+        &mut x,
+        resumed.is_some(),
+        cursor,
+        page.len(),
+        size,
+        next.as_ref(),
+    );
+    x.end("ListSets");
+    Ok(response::complete(x))
+}
+
+pub(super) async fn get_record(
+    repo: &Arc<Repository>,
+    pairs: &Pairs,
+    identifier: &str,
+    prefix: &str,
+) -> Result<Response<OaiBody>, OaiError> {
+    let e = repo.entry(identifier)?;
+    let format = repo.format(prefix).ok_or_else(|| {
+        OaiError::new(
+            ErrorCode::CannotDisseminateFormat,
+            "this repository does not disseminate that metadataPrefix",
+        )
+    })?;
+    let mut x = response::open(&repo.base_url, pairs);
+    x.start("GetRecord", &[]);
+    if e.deleted || format == Format::Dc {
+        write_record_dc(repo, &mut x, &e);
+        x.end("GetRecord");
+        return Ok(response::complete(x));
+    }
+    // Ask the site before the response starts: a file it no longer serves is no record.
+    let fetched = Fetched::fetch(&repo.site, &e, repo.config.inline_max).await;
+    match fetched.status() {
+        Some(s) if s.is_success() => {}
+        Some(_) => {
+            return Err(OaiError::new(
+                ErrorCode::IdDoesNotExist,
+                "the site no longer serves this file",
+            ))
+        }
+        None => {
+            return Ok(response::http_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal error\n",
+            ))
+        }
+    }
+    let repo = repo.clone();
+    Ok(response::streaming(x, move |mut sink| async move {
+        let plugins = repo
+            .analyse(std::slice::from_ref(&e), format)
+            .await
+            .pop()
+            .flatten();
+        let result =
+            write_record_didl(&repo, &mut sink, &e, Some(fetched), plugins.as_deref()).await;
+        if result.is_ok() {
+            sink.xml.end("GetRecord");
+        }
+        (sink, result)
+    }))
+}
