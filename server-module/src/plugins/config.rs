@@ -66,6 +66,7 @@ impl OneOrMany {
 
 /// A `plugins.toml` that cannot be used, with where and why.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PluginsError {
     /// The file could not be read.
     #[error("cannot read {path}: {source}")]

@@ -1,7 +1,7 @@
 //! One persistent ExifTool process for all requests.
 //!
 //! Perl and ExifTool take 85–95 ms to start; a running `exiftool -stay_open True -@ -` answers in
-//! 2–2.5 ms per file (`tools.md` §4). It reads arguments from stdin, one per line, runs them as one
+//! 2–2.5 ms per file (`docs/plugins.md`, "Tool facts"). It reads arguments from stdin, one per line, runs them as one
 //! command at each `-execute<N>`, and then prints `{ready<N>}` on stdout.
 //!
 //! **Pairing stderr with its request.** ExifTool's errors (`Error: File not found - …`) go to

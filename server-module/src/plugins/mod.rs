@@ -16,6 +16,7 @@ mod config;
 mod digest;
 pub(crate) mod exiftool;
 mod isolate;
+mod program;
 mod registry;
 pub(crate) mod run;
 
@@ -417,7 +418,7 @@ impl Plugins {
                         .permits
                         .acquire()
                         .await
-                        .expect("the semaphore is never closed");
+                        .expect("the process-limit semaphore is never closed");
                     let outcome = self.unless_stopped(worker.analyse(&args)).await;
                     out.push(self.to_cached(p, outcome));
                 }
@@ -729,7 +730,7 @@ async fn version_of(
     cache: &Cache,
     permits: &Semaphore,
 ) -> String {
-    let program = registry::find_program(&argv[0]);
+    let program = program::find_program(&argv[0]);
     let meta = program.as_ref().and_then(|p| std::fs::metadata(p).ok());
     let identity = match (&program, &meta) {
         (Some(p), Some(m)) => {

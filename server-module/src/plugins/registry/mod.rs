@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::config::{Entry, PluginsError, Source};
 use super::isolate::Isolation;
+use super::program::find_program;
 
 /// Defaults of `[settings]`.
 const DEFAULT_MAX_PROCESSES: usize = 2;
@@ -346,22 +347,6 @@ fn kind(src: &Source<'_>, e: &Entry) -> Result<Kind, PluginsError> {
             Err(src.invalid(e.label.span(), "command", "give either builtin or command"))
         }
     }
-}
-
-/// The program `name` resolves to: a path as given, or the first executable on `PATH`.
-pub(crate) fn find_program(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &Path| {
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    if name.contains('/') {
-        let p = PathBuf::from(name);
-        return executable(&p).then_some(p);
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|p| executable(p))
 }
 
 #[cfg(test)]
