@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use toml::Spanned;
+
 use super::config::{Entry, PluginsError, Source};
 use super::isolate::Isolation;
 use super::program::find_program;
@@ -174,23 +176,13 @@ impl Registry {
         let src = Source { path, text };
         let file = src.parse()?;
         let s = &file.settings;
-        let max_processes = match &s.max_processes {
-            Some(n) if *n.get_ref() == 0 => {
-                return Err(src.invalid(n.span(), "max-processes", "must be at least 1"))
-            }
-            Some(n) => *n.get_ref(),
-            None => DEFAULT_MAX_PROCESSES,
-        };
-        let timeout = match &s.timeout_secs {
-            Some(t) if *t.get_ref() == 0 => {
-                return Err(src.invalid(t.span(), "timeout-secs", "must be at least 1"))
-            }
-            Some(t) => *t.get_ref(),
-            None => DEFAULT_TIMEOUT_SECS,
-        };
+        let max_processes =
+            nonzero(&src, &s.max_processes, "max-processes")?.unwrap_or(DEFAULT_MAX_PROCESSES);
+        let timeout =
+            nonzero(&src, &s.timeout_secs, "timeout-secs")?.unwrap_or(DEFAULT_TIMEOUT_SECS);
         let defaults = (
             Duration::from_secs(timeout),
-            s.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT),
+            nonzero(&src, &s.max_output_bytes, "max-output-bytes")?.unwrap_or(DEFAULT_MAX_OUTPUT),
         );
         let folder = path.parent().unwrap_or(Path::new("."));
         let cache_dir = folder.join(
@@ -251,13 +243,8 @@ fn resolve(
         Some(("xml", _)) => OutputKind::Xml,
         Some((_, span)) => return Err(src.invalid(span, "output", "must be \"xml\" or \"text\"")),
     };
-    let timeout = match &e.timeout_secs {
-        Some(t) if *t.get_ref() == 0 => {
-            return Err(src.invalid(t.span(), "timeout-secs", "must be at least 1"))
-        }
-        Some(t) => Duration::from_secs(*t.get_ref()),
-        None => timeout,
-    };
+    let timeout =
+        nonzero(src, &e.timeout_secs, "timeout-secs")?.map_or(timeout, Duration::from_secs);
     let version_command = match (&kind, &e.version_command) {
         (Kind::Builtin(_), Some(v)) => {
             return Err(src.invalid(
@@ -285,13 +272,28 @@ fn resolve(
         kind,
         output,
         timeout,
-        max_input: e.max_input_bytes,
-        max_output: e.max_output_bytes.unwrap_or(max_output),
+        max_input: nonzero(src, &e.max_input_bytes, "max-input-bytes")?,
+        max_output: nonzero(src, &e.max_output_bytes, "max-output-bytes")?.unwrap_or(max_output),
         ok_exit: e.ok_exit_codes.clone().unwrap_or_else(|| vec![0]),
         version_command,
         program,
         line,
     })
+}
+
+/// The value of `key`, if given: a count or size, for which 0 makes no sense.
+fn nonzero<T: Copy + Default + PartialEq>(
+    src: &Source<'_>,
+    value: &Option<Spanned<T>>,
+    key: &str,
+) -> Result<Option<T>, PluginsError> {
+    match value {
+        Some(v) if *v.get_ref() == T::default() => {
+            Err(src.invalid(v.span(), key, "must be at least 1"))
+        }
+        Some(v) => Ok(Some(*v.get_ref())),
+        None => Ok(None),
+    }
 }
 
 fn kind(src: &Source<'_>, e: &Entry) -> Result<Kind, PluginsError> {
