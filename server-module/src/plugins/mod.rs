@@ -36,7 +36,7 @@ pub(crate) use registry::OutputKind;
 pub(crate) use subject::Subject;
 
 use cache::Cache;
-use dispatch::{Dispatcher, Pending};
+use dispatch::{Dispatcher, Fresh, Pending};
 use exiftool::ExifTool;
 use loaded::{Loaded, LoadedPlugins, PluginId};
 use registry::Registry;
@@ -60,10 +60,19 @@ struct Inner {
 
 /// Where one plugin's result for one file of a page stands.
 enum Slot {
-    /// Known: from the cache, or skipped.
+    /// Known: from the cache, skipped, or just run.
     Ready(Arc<PluginResult>),
     /// To be run by this plugin.
     Pending(PluginId),
+}
+
+impl Slot {
+    fn ready(self) -> Option<Arc<PluginResult>> {
+        match self {
+            Slot::Ready(result) => Some(result),
+            Slot::Pending(_) => None,
+        }
+    }
 }
 
 impl Plugins {
@@ -134,49 +143,56 @@ impl Plugins {
 
     /// The results of every applicable plugin for each subject, in `plugins.toml` order.
     pub(crate) async fn analyse(&self, subjects: &[Subject]) -> Vec<Vec<Arc<PluginResult>>> {
-        let inner = &*self.inner;
         let identities: Vec<Vec<u8>> = subjects.iter().map(Subject::identity).collect();
-        let mut pending = Pending::new();
-        let mut rows: Vec<Vec<Slot>> = Vec::with_capacity(subjects.len());
-        for (i, (s, identity)) in subjects.iter().zip(&identities).enumerate() {
-            let row = inner.plugins.applicable(&s.mime).map(|(id, l)| {
-                known(&inner.cache, l, s, identity).map_or_else(
-                    || {
-                        pending.entry(id).or_default().push(i);
-                        Slot::Pending(id)
-                    },
-                    Slot::Ready,
-                )
-            });
-            rows.push(row.collect());
-        }
+        let (mut rows, pending) = self.plan(subjects, &identities);
         if !pending.is_empty() {
+            let inner = &*self.inner;
             let fresh = inner
                 .dispatcher
                 .run_pending(&inner.plugins, subjects, pending)
                 .await;
-            for f in fresh {
-                let l = &inner.plugins[f.plugin];
-                if f.run.status.is_cacheable() {
-                    inner.cache.put(&l.key(&identities[f.subject]), &f.run);
-                }
-                let slot = rows[f.subject]
-                    .iter_mut()
-                    .find(|s| matches!(s, Slot::Pending(id) if *id == f.plugin))
-                    .expect("each fresh result fills a pending slot");
-                *slot = Slot::Ready(l.result(f.run, false));
-            }
+            self.fill(&mut rows, fresh, &identities);
         }
         rows.into_iter()
-            .map(|row| {
-                row.into_iter()
-                    .filter_map(|slot| match slot {
-                        Slot::Ready(r) => Some(r),
-                        Slot::Pending(_) => None,
-                    })
-                    .collect()
-            })
+            .map(|row| row.into_iter().filter_map(Slot::ready).collect())
             .collect()
+    }
+
+    /// For each subject, a slot per applicable plugin, and the files each plugin has to run on.
+    fn plan(&self, subjects: &[Subject], identities: &[Vec<u8>]) -> (Vec<Vec<Slot>>, Pending) {
+        let inner = &*self.inner;
+        let mut pending = Pending::new();
+        let mut rows = Vec::with_capacity(subjects.len());
+        for (i, (s, identity)) in subjects.iter().zip(identities).enumerate() {
+            let mut row = Vec::new();
+            for (id, l) in inner.plugins.applicable(&s.mime) {
+                match known(&inner.cache, l, s, identity) {
+                    Some(result) => row.push(Slot::Ready(result)),
+                    None => {
+                        pending.entry(id).or_default().push(i);
+                        row.push(Slot::Pending(id));
+                    }
+                }
+            }
+            rows.push(row);
+        }
+        (rows, pending)
+    }
+
+    /// Puts each fresh result in its slot, and in the cache if it is worth keeping.
+    fn fill(&self, rows: &mut [Vec<Slot>], fresh: Vec<Fresh>, identities: &[Vec<u8>]) {
+        let inner = &*self.inner;
+        for f in fresh {
+            let l = &inner.plugins[f.plugin];
+            if f.run.status.is_cacheable() {
+                inner.cache.put(&l.key(&identities[f.subject]), &f.run);
+            }
+            let slot = rows[f.subject]
+                .iter_mut()
+                .find(|s| matches!(s, Slot::Pending(id) if *id == f.plugin))
+                .expect("each fresh result fills a pending slot");
+            *slot = Slot::Ready(l.result(f.run, false));
+        }
     }
 
     /// Ends every tool run in progress (killing its process group), makes later runs end at
