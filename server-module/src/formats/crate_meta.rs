@@ -1,7 +1,8 @@
 //! The CRATE part of `oai_crate`: one DIDL descriptor per plugin, holding a `crate:plugin`
 //! element with the tool's label, version, command, status and output (see `schemas/crate.xsd`).
 //!
-//! Tool output is embedded so that it can never break the document (tools.md §6):
+//! Tool output is embedded so that it can never break the document: tools' text output may hold
+//! C0 controls, `]]>` and bytes that are not UTF-8 (`docs/plugins.md`, "Tool facts"), so:
 //! - declared `xml` and really well-formed (UTF-8, one root, no DOCTYPE, only XML 1.0 characters,
 //!   only predefined entities, every prefix declared): embedded as a subtree, declaration dropped;
 //! - otherwise UTF-8 text: escaped, characters XML forbids replaced by U+FFFD;

@@ -12,21 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use super::Status;
-
-/// What a cached run said.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Cached {
-    pub(crate) status: Status,
-    pub(crate) exit_code: Option<i32>,
-    pub(crate) duration_ms: u64,
-    pub(crate) truncated: bool,
-    pub(crate) note: Option<String>,
-    #[serde(skip)]
-    pub(crate) stdout: Vec<u8>,
-    #[serde(skip)]
-    pub(crate) stderr: Vec<u8>,
-}
+use super::status::{Cached, Status};
 
 #[derive(Serialize, Deserialize)]
 struct Header {

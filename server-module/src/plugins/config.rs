@@ -23,7 +23,7 @@ pub(crate) struct Settings {
     pub(crate) max_processes: Option<Spanned<usize>>,
     pub(crate) cache_dir: Option<PathBuf>,
     pub(crate) timeout_secs: Option<Spanned<u64>>,
-    pub(crate) max_output_bytes: Option<usize>,
+    pub(crate) max_output_bytes: Option<Spanned<usize>>,
     pub(crate) nice: Option<Spanned<i64>>,
     pub(crate) io_class: Option<Spanned<String>>,
     pub(crate) cpu_secs: Option<Spanned<u64>>,
@@ -41,8 +41,8 @@ pub(crate) struct Entry {
     pub(crate) version_command: Option<Spanned<Vec<String>>>,
     pub(crate) output: Option<Spanned<String>>,
     pub(crate) timeout_secs: Option<Spanned<u64>>,
-    pub(crate) max_input_bytes: Option<u64>,
-    pub(crate) max_output_bytes: Option<usize>,
+    pub(crate) max_input_bytes: Option<Spanned<u64>>,
+    pub(crate) max_output_bytes: Option<Spanned<usize>>,
     pub(crate) runner: Option<Spanned<String>>,
     pub(crate) ok_exit_codes: Option<Vec<i32>>,
 }
@@ -66,6 +66,7 @@ impl OneOrMany {
 
 /// A `plugins.toml` that cannot be used, with where and why.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PluginsError {
     /// The file could not be read.
     #[error("cannot read {path}: {source}")]

@@ -19,9 +19,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use super::config::{Settings, Source};
-use super::registry::find_program;
-use super::PluginsError;
+use super::config::{PluginsError, Settings, Source};
+use super::program::find_program;
 
 /// Defaults of `[settings]`.
 const DEFAULT_NICE: u64 = 10;

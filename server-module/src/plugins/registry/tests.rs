@@ -92,6 +92,17 @@ fn errors_name_file_line_and_key() {
     assert!(e.contains("{paths}"), "{e}");
     let e = error("[settings]\nmax-processes = 0\n");
     assert!(e.contains(":2: max-processes"), "{e}");
+    let e = error("[settings]\nmax-output-bytes = 0\n");
+    assert!(
+        e.contains(":2: max-output-bytes: must be at least 1"),
+        "{e}"
+    );
+    for key in ["max-input-bytes", "max-output-bytes", "timeout-secs"] {
+        let e = error(&format!(
+            "[[plugin]]\nlabel = \"x\"\nmime = \"*/*\"\nbuiltin = \"md5\"\n{key} = 0\n"
+        ));
+        assert!(e.contains(&format!(":5: {key}: must be at least 1")), "{e}");
+    }
     let e = error("[[plugin]]\nlabel = \"x y\"\nmime = \"*/*\"\nbuiltin = \"md5\"\n");
     assert!(e.contains(":2: label"), "{e}");
 }

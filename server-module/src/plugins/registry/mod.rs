@@ -5,8 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use toml::Spanned;
+
 use super::config::{Entry, PluginsError, Source};
 use super::isolate::Isolation;
+use super::program::find_program;
 
 /// Defaults of `[settings]`.
 const DEFAULT_MAX_PROCESSES: usize = 2;
@@ -173,23 +176,13 @@ impl Registry {
         let src = Source { path, text };
         let file = src.parse()?;
         let s = &file.settings;
-        let max_processes = match &s.max_processes {
-            Some(n) if *n.get_ref() == 0 => {
-                return Err(src.invalid(n.span(), "max-processes", "must be at least 1"))
-            }
-            Some(n) => *n.get_ref(),
-            None => DEFAULT_MAX_PROCESSES,
-        };
-        let timeout = match &s.timeout_secs {
-            Some(t) if *t.get_ref() == 0 => {
-                return Err(src.invalid(t.span(), "timeout-secs", "must be at least 1"))
-            }
-            Some(t) => *t.get_ref(),
-            None => DEFAULT_TIMEOUT_SECS,
-        };
+        let max_processes =
+            nonzero(&src, &s.max_processes, "max-processes")?.unwrap_or(DEFAULT_MAX_PROCESSES);
+        let timeout =
+            nonzero(&src, &s.timeout_secs, "timeout-secs")?.unwrap_or(DEFAULT_TIMEOUT_SECS);
         let defaults = (
             Duration::from_secs(timeout),
-            s.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT),
+            nonzero(&src, &s.max_output_bytes, "max-output-bytes")?.unwrap_or(DEFAULT_MAX_OUTPUT),
         );
         let folder = path.parent().unwrap_or(Path::new("."));
         let cache_dir = folder.join(
@@ -250,13 +243,8 @@ fn resolve(
         Some(("xml", _)) => OutputKind::Xml,
         Some((_, span)) => return Err(src.invalid(span, "output", "must be \"xml\" or \"text\"")),
     };
-    let timeout = match &e.timeout_secs {
-        Some(t) if *t.get_ref() == 0 => {
-            return Err(src.invalid(t.span(), "timeout-secs", "must be at least 1"))
-        }
-        Some(t) => Duration::from_secs(*t.get_ref()),
-        None => timeout,
-    };
+    let timeout =
+        nonzero(src, &e.timeout_secs, "timeout-secs")?.map_or(timeout, Duration::from_secs);
     let version_command = match (&kind, &e.version_command) {
         (Kind::Builtin(_), Some(v)) => {
             return Err(src.invalid(
@@ -284,13 +272,28 @@ fn resolve(
         kind,
         output,
         timeout,
-        max_input: e.max_input_bytes,
-        max_output: e.max_output_bytes.unwrap_or(max_output),
+        max_input: nonzero(src, &e.max_input_bytes, "max-input-bytes")?,
+        max_output: nonzero(src, &e.max_output_bytes, "max-output-bytes")?.unwrap_or(max_output),
         ok_exit: e.ok_exit_codes.clone().unwrap_or_else(|| vec![0]),
         version_command,
         program,
         line,
     })
+}
+
+/// The value of `key`, if given: a count or size, for which 0 makes no sense.
+fn nonzero<T: Copy + Default + PartialEq>(
+    src: &Source<'_>,
+    value: &Option<Spanned<T>>,
+    key: &str,
+) -> Result<Option<T>, PluginsError> {
+    match value {
+        Some(v) if *v.get_ref() == T::default() => {
+            Err(src.invalid(v.span(), key, "must be at least 1"))
+        }
+        Some(v) => Ok(Some(*v.get_ref())),
+        None => Ok(None),
+    }
 }
 
 fn kind(src: &Source<'_>, e: &Entry) -> Result<Kind, PluginsError> {
@@ -346,22 +349,6 @@ fn kind(src: &Source<'_>, e: &Entry) -> Result<Kind, PluginsError> {
             Err(src.invalid(e.label.span(), "command", "give either builtin or command"))
         }
     }
-}
-
-/// The program `name` resolves to: a path as given, or the first executable on `PATH`.
-pub(crate) fn find_program(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &Path| {
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    if name.contains('/') {
-        let p = PathBuf::from(name);
-        return executable(&p).then_some(p);
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|p| executable(p))
 }
 
 #[cfg(test)]

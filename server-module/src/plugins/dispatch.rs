@@ -1,0 +1,315 @@
+//! Running what the cache could not answer: for each plugin, its files of the page. Plugins run
+//! concurrently; within one, built-in digests run in parallel on blocking threads, process tools
+//! one process per file, ExifTool one request at a time to its worker, JHOVE and FIDO
+//! [`BATCH`] files per process. Every tool process holds a permit of the process limit, and every
+//! run ends when the server shuts down.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use futures_util::future::join_all;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use super::batch;
+use super::digest;
+use super::exiftool::ExifTool;
+use super::isolate::Isolation;
+use super::loaded::{Loaded, LoadedPlugins, PluginId};
+use super::registry::{Digest, Kind, Plugin};
+use super::run::{self, Ended, Limits, Outcome};
+use super::stage::{expand, Stage};
+use super::status::{is_past_a_limit, note, Cached, Status};
+use super::subject::Subject;
+
+/// Files per JHOVE or FIDO process.
+const BATCH: usize = 64;
+/// stderr kept per run.
+const MAX_STDERR: usize = 64 * 1024;
+/// The contract of the process-limit semaphore, for its `expect`.
+const NEVER_CLOSED: &str = "the process-limit semaphore is never closed";
+
+/// Files of the page, by their index in its subjects, that each plugin still has to analyse.
+pub(crate) type Pending = BTreeMap<PluginId, Vec<usize>>;
+
+/// A result just computed: plugin `plugin` on subject `subject`.
+#[derive(Debug)]
+pub(crate) struct Fresh {
+    pub(crate) subject: usize,
+    pub(crate) plugin: PluginId,
+    pub(crate) run: Cached,
+}
+
+/// What all tool runs share: isolation, the process limit, a count, the shutdown signal.
+#[derive(Debug)]
+pub(crate) struct Dispatcher {
+    isolation: Isolation,
+    permits: Semaphore,
+    /// Tool processes started for analyses so far (not the ExifTool workers, which count their
+    /// own starts).
+    processes: AtomicUsize,
+    /// Cancelled when the server shuts down: runs in progress end, their tools killed.
+    stop: CancellationToken,
+}
+
+impl Dispatcher {
+    /// Runs tools under `isolation`, at most `max_processes` at once.
+    pub(crate) fn new(isolation: Isolation, max_processes: usize) -> Self {
+        Dispatcher {
+            isolation,
+            permits: Semaphore::new(max_processes),
+            processes: AtomicUsize::new(0),
+            stop: CancellationToken::new(),
+        }
+    }
+
+    /// How tools are started.
+    pub(crate) fn isolation(&self) -> &Isolation {
+        &self.isolation
+    }
+
+    /// The process limit; never closed.
+    pub(crate) fn permits(&self) -> &Semaphore {
+        &self.permits
+    }
+
+    /// Tool processes started so far, ExifTool workers not included.
+    pub(crate) fn processes(&self) -> usize {
+        self.processes.load(Ordering::Relaxed)
+    }
+
+    /// Ends every run in progress and makes later runs end at once.
+    pub(crate) fn stop(&self) {
+        self.stop.cancel();
+    }
+
+    /// Runs every pending (plugin, files) group; groups run concurrently, bounded by the permits.
+    pub(crate) async fn run_pending(
+        &self,
+        plugins: &LoadedPlugins,
+        subjects: &[Subject],
+        pending: Pending,
+    ) -> Vec<Fresh> {
+        let stage = match Stage::new(subjects) {
+            Ok(s) => s,
+            Err(err) => {
+                let why = format!("cannot prepare the file for the tool: {err}");
+                return pending
+                    .into_iter()
+                    .flat_map(|(plugin, files)| files.into_iter().map(move |i| (plugin, i)))
+                    .map(|(plugin, subject)| Fresh {
+                        subject,
+                        plugin,
+                        run: note(Status::Failed, why.clone()),
+                    })
+                    .collect();
+            }
+        };
+        let groups = pending.into_iter().map(|(plugin, files)| {
+            let stage = &stage;
+            async move {
+                let runs = self
+                    .run_group(&plugins[plugin], &files, subjects, stage)
+                    .await;
+                files
+                    .into_iter()
+                    .zip(runs)
+                    .map(|(subject, run)| Fresh {
+                        subject,
+                        plugin,
+                        run,
+                    })
+                    .collect::<Vec<_>>()
+            }
+        });
+        join_all(groups).await.into_iter().flatten().collect()
+    }
+
+    /// One plugin on `files`: one result per file, in order.
+    async fn run_group(
+        &self,
+        l: &Loaded,
+        files: &[usize],
+        subjects: &[Subject],
+        stage: &Stage,
+    ) -> Vec<Cached> {
+        let p = &l.plugin;
+        if let (Some(argv), None) = (p.kind.argv(), &p.program) {
+            let why = format!("program {:?} not found on PATH", argv[0]);
+            return files
+                .iter()
+                .map(|_| note(Status::Missing, why.clone()))
+                .collect();
+        }
+        match &p.kind {
+            Kind::Builtin(d) => join_all(files.iter().map(|&i| digest_of(&subjects[i], *d))).await,
+            Kind::Process(argv) => {
+                let jobs = files
+                    .iter()
+                    .map(|&i| self.run_once(p, expand(argv, &[stage.path(i)])));
+                join_all(jobs).await
+            }
+            Kind::ExifTool(argv) => {
+                let worker = l
+                    .exiftool
+                    .as_ref()
+                    .expect("an ExifTool plugin whose program was found has a worker");
+                let mut out = Vec::with_capacity(files.len());
+                for &i in files {
+                    let args = expand(&argv[1..], &[stage.path(i)]);
+                    out.push(self.ask_worker(p, worker, &args).await);
+                }
+                out
+            }
+            Kind::JhoveBatch(argv) | Kind::FidoBatch(argv) => {
+                let mut out = Vec::with_capacity(files.len());
+                for chunk in files.chunks(BATCH) {
+                    out.extend(self.run_batch(p, argv, chunk, stage).await);
+                }
+                out
+            }
+        }
+    }
+
+    /// One request to the ExifTool worker, holding a permit while it runs.
+    async fn ask_worker(&self, p: &Plugin, worker: &ExifTool, args: &[OsString]) -> Cached {
+        let _permit = self.permits.acquire().await.expect(NEVER_CLOSED);
+        let outcome = self.unless_stopped(worker.analyse(args)).await;
+        self.to_cached(p, outcome)
+    }
+
+    /// One process for one file.
+    async fn run_once(&self, p: &Plugin, argv: Vec<OsString>) -> Cached {
+        let limits = Limits {
+            timeout: p.timeout,
+            max_stdout: p.max_output,
+            max_stderr: MAX_STDERR,
+        };
+        self.to_cached(p, self.run(&argv, &limits).await)
+    }
+
+    /// Starts `argv` under the isolation, counted, until it ends or the server stops.
+    async fn run(&self, argv: &[OsString], limits: &Limits) -> Outcome {
+        self.processes.fetch_add(1, Ordering::Relaxed);
+        let argv = self.isolation.wrap(argv);
+        self.unless_stopped(run::run(&argv, None, limits, &self.permits))
+            .await
+    }
+
+    /// One process for many files; split its output per file. If the batch goes past a limit,
+    /// each file is tried on its own, so one pathological file cannot cost the others their
+    /// metadata.
+    async fn run_batch(
+        &self,
+        p: &Plugin,
+        argv: &[String],
+        files: &[usize],
+        stage: &Stage,
+    ) -> Vec<Cached> {
+        let paths: Vec<PathBuf> = files.iter().map(|&i| stage.path(i)).collect();
+        let limits = Limits {
+            timeout: p.timeout * files.len().min(8) as u32,
+            max_stdout: p.max_output * files.len(),
+            max_stderr: MAX_STDERR,
+        };
+        let outcome = self.run(&expand(argv, &paths), &limits).await;
+        if files.len() > 1 && is_past_a_limit(&outcome.ended) {
+            let mut out = Vec::with_capacity(paths.len());
+            for path in paths {
+                out.push(self.run_once(p, expand(argv, &[path])).await);
+            }
+            return out;
+        }
+        let names: Vec<String> = files.iter().map(|&i| stage.name(i)).collect();
+        self.split_batch(p, outcome, &names)
+    }
+
+    /// The result of each of the files `names` from one batch run's `outcome`.
+    fn split_batch(&self, p: &Plugin, outcome: Outcome, names: &[String]) -> Vec<Cached> {
+        let per_ms = outcome.duration.as_millis() as u64 / names.len() as u64;
+        // The status of the whole run (from its exit code), without its output.
+        let mut whole = self.to_cached(
+            p,
+            Outcome {
+                ended: outcome.ended.clone(),
+                stdout: outcome.stdout.clone(),
+                stderr: Vec::new(),
+                truncated: outcome.truncated,
+                duration: outcome.duration,
+            },
+        );
+        whole.stdout.clear();
+        let (stdouts, stderrs): (Vec<Option<Vec<u8>>>, Vec<Vec<u8>>) = match &p.kind {
+            Kind::JhoveBatch(_) => (
+                batch::split_jhove(&outcome.stdout, names),
+                vec![outcome.stderr.clone(); names.len()],
+            ),
+            _ => (
+                batch::split_lines(&outcome.stdout, names)
+                    .into_iter()
+                    .map(Some)
+                    .collect(),
+                batch::split_lines(&outcome.stderr, names),
+            ),
+        };
+        stdouts
+            .into_iter()
+            .zip(stderrs)
+            .map(|(stdout, stderr)| match stdout {
+                Some(stdout) => Cached {
+                    stdout,
+                    stderr,
+                    duration_ms: per_ms,
+                    truncated: outcome.truncated,
+                    ..whole.clone()
+                },
+                None if whole.status != Status::Ok => Cached {
+                    stderr,
+                    duration_ms: per_ms,
+                    ..whole.clone()
+                },
+                None => Cached {
+                    stderr,
+                    ..note(
+                        Status::Failed,
+                        "the batch output has no part for this file".to_owned(),
+                    )
+                },
+            })
+            .collect()
+    }
+
+    /// The outcome of `run`, unless the server shuts down first: then `run` is dropped, which
+    /// kills its tool's process group.
+    async fn unless_stopped(&self, run: impl std::future::Future<Output = Outcome>) -> Outcome {
+        tokio::select! {
+            outcome = run => outcome,
+            () = self.stop.cancelled() => {
+                let why = "the server is shutting down".to_owned();
+                Outcome::without_output(Ended::Failed(why), Duration::ZERO)
+            }
+        }
+    }
+
+    fn to_cached(&self, p: &Plugin, o: Outcome) -> Cached {
+        Cached::from_outcome(p, &self.isolation, o)
+    }
+}
+
+/// A built-in digest of `subject`'s file, computed on a blocking thread.
+async fn digest_of(subject: &Subject, d: Digest) -> Cached {
+    let path = subject.abs.clone();
+    let t = Instant::now();
+    match tokio::task::spawn_blocking(move || digest::file_digest(&path, d)).await {
+        Ok(Ok(hex)) => Cached {
+            stdout: hex.into_bytes(),
+            duration_ms: t.elapsed().as_millis() as u64,
+            ..note(Status::Ok, None)
+        },
+        Ok(Err(err)) => note(Status::Failed, format!("cannot read the file: {err}")),
+        Err(err) => note(Status::Failed, err.to_string()),
+    }
+}

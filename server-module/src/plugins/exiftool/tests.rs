@@ -1,0 +1,173 @@
+use super::*;
+
+use std::path::Path;
+
+/// The `exiftool` program, or a panic naming the setup script if it is missing.
+fn exiftool() -> OsString {
+    let program = OsString::from("exiftool");
+    match std::process::Command::new(&program).arg("-ver").output() {
+        Ok(out) if out.status.success() => program,
+        Ok(out) => panic!("`exiftool -ver` failed ({}): run scripts/setup", out.status),
+        Err(e) => panic!(
+            "exiftool is not installed ({e}): run scripts/setup \
+             (Debian package libimage-exiftool-perl)"
+        ),
+    }
+}
+
+fn tool() -> ExifTool {
+    ExifTool::new(exiftool(), Duration::from_secs(30), 1 << 20)
+}
+
+/// `-X --System:all PATH`: RDF/XML without the volatile file-system fields.
+fn xml_args(path: &Path) -> Vec<OsString> {
+    vec!["-X".into(), "--System:all".into(), path.into()]
+}
+
+/// A 1×1 GIF and a small text file in a fresh folder.
+fn samples() -> (tempfile::TempDir, [std::path::PathBuf; 2]) {
+    const GIF: &[u8] = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff\
+        !\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;";
+    let dir = tempfile::tempdir().unwrap();
+    let gif = dir.path().join("f000001.gif");
+    let txt = dir.path().join("f000002.txt");
+    std::fs::write(&gif, GIF).unwrap();
+    std::fs::write(&txt, "one line\nand another\n").unwrap();
+    (dir, [gif, txt])
+}
+
+#[tokio::test]
+async fn one_worker_answers_like_one_shot_runs() {
+    let (_dir, files) = samples();
+    let tool = tool();
+    for file in &files {
+        let args = xml_args(file);
+        let got = tool.analyse(&args).await;
+        let want = std::process::Command::new(exiftool())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(got.ended, Ended::Exited(Some(0)));
+        assert_eq!(
+            String::from_utf8_lossy(&got.stdout),
+            String::from_utf8_lossy(&want.stdout)
+        );
+        assert!(got.stdout.starts_with(b"<?xml"), "{:?}", got);
+        assert!(got.stderr.is_empty(), "{:?}", got);
+        assert!(!got.truncated);
+    }
+    assert_eq!(tool.starts(), 1);
+}
+
+#[tokio::test]
+async fn stderr_belongs_to_its_request() {
+    let (dir, files) = samples();
+    let tool = tool();
+    let missing = tool
+        .analyse(&xml_args(&dir.path().join("f000009.gif")))
+        .await;
+    assert_eq!(missing.ended, Ended::Exited(Some(1)), "{missing:?}");
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(stderr.contains("File not found"), "{stderr}");
+    assert!(
+        !stderr.contains("{done"),
+        "the marker is not output: {stderr}"
+    );
+
+    let clean = tool.analyse(&xml_args(&files[0])).await;
+    assert_eq!(clean.ended, Ended::Exited(Some(0)));
+    assert!(clean.stderr.is_empty(), "{clean:?}");
+    assert!(!clean.stdout.is_empty());
+    assert_eq!(tool.starts(), 1);
+}
+
+#[tokio::test]
+async fn timeout_kills_the_worker_and_the_next_request_restarts_it() {
+    let (_dir, files) = samples();
+    let tool = tool();
+    let first = tool
+        .analyse_within(&xml_args(&files[0]), Duration::from_millis(1))
+        .await;
+    assert_eq!(first.ended, Ended::TimedOut);
+    assert!(tool.worker.lock().await.is_none(), "the worker was dropped");
+
+    let second = tool.analyse(&xml_args(&files[0])).await;
+    assert_eq!(second.ended, Ended::Exited(Some(0)), "{second:?}");
+    assert!(!second.stdout.is_empty());
+    assert_eq!(tool.starts(), 2);
+}
+
+#[tokio::test]
+async fn a_dropped_request_drops_its_worker() {
+    let (_dir, files) = samples();
+    let tool = tool();
+    let args = xml_args(&files[0]);
+    let abandoned = tokio::time::timeout(Duration::from_millis(1), tool.analyse(&args));
+    assert!(abandoned.await.is_err());
+
+    let next = tool.analyse(&xml_args(&files[1])).await;
+    assert_eq!(next.ended, Ended::Exited(Some(0)), "{next:?}");
+    assert_eq!(tool.starts(), 2);
+}
+
+#[tokio::test]
+async fn a_dead_worker_is_replaced() {
+    let (_dir, files) = samples();
+    let tool = tool();
+    assert_eq!(
+        tool.analyse(&xml_args(&files[0])).await.ended,
+        Ended::Exited(Some(0))
+    );
+    tool.worker.lock().await.as_mut().unwrap().stop().await;
+
+    let next = tool.analyse(&xml_args(&files[1])).await;
+    assert_eq!(next.ended, Ended::Exited(Some(0)), "{next:?}");
+    assert_eq!(tool.starts(), 2);
+}
+
+#[tokio::test]
+async fn output_past_the_cap_is_truncated_and_the_worker_stays_in_step() {
+    let (_dir, files) = samples();
+    let tool = ExifTool::new(exiftool(), Duration::from_secs(30), 100);
+    let capped = tool.analyse(&xml_args(&files[0])).await;
+    assert_eq!(capped.ended, Ended::Exited(Some(0)));
+    assert_eq!(capped.stdout.len(), 100);
+    assert!(capped.truncated);
+
+    let small = tool
+        .analyse(&["-s3".into(), "-FileType".into(), files[1].clone().into()])
+        .await;
+    assert_eq!(small.ended, Ended::Exited(Some(0)));
+    assert_eq!(small.stdout, b"TXT\n");
+    assert_eq!(tool.starts(), 1);
+}
+
+#[tokio::test]
+async fn a_missing_program_is_not_found() {
+    let tool = ExifTool::new("/nonexistent/exiftool".into(), Duration::from_secs(5), 1024);
+    let outcome = tool.analyse(&["-ver".into()]).await;
+    assert_eq!(outcome.ended, Ended::NotFound);
+    assert_eq!(tool.starts(), 0);
+}
+
+#[tokio::test]
+async fn arguments_the_argfile_cannot_carry_are_refused() {
+    let tool = ExifTool::new("/nonexistent/exiftool".into(), Duration::from_secs(5), 1024);
+    for arg in [
+        "a\nb",
+        "",
+        " lead",
+        "#x",
+        "--",
+        "-stay_open",
+        "-EXECUTE3",
+        "-@",
+    ] {
+        let outcome = tool.analyse(&["-X".into(), arg.into()]).await;
+        match outcome.ended {
+            Ended::Failed(reason) => assert!(reason.contains("cannot be sent"), "{reason}"),
+            other => panic!("{arg:?}: {other:?}"),
+        }
+    }
+    assert_eq!(tool.starts(), 0, "nothing was started");
+}

@@ -1,0 +1,238 @@
+//! The worker protocol: one `exiftool -stay_open True -@ -` process, one request at a time.
+//!
+//! **Pairing stderr with its request.** ExifTool's errors (`Error: File not found - …`) go to
+//! stderr, which has no `{ready}` line. Each request therefore starts with `-echo4` and the text
+//! `{done<N> ${status}}`: `-echo4` prints its text on stderr *after* the command is processed, with
+//! `${status}` replaced by the exit status the command would have had on its own. Requests are
+//! serialized, so everything on stderr after the previous request's marker and up to this one
+//! belongs to this request, and the marker also gives the request an exit code like a one-shot
+//! run's. Both pipes are read at the same time until both markers have arrived; between requests
+//! ExifTool writes nothing, so no background reader is needed. `N` is a sequence number followed by
+//! nine random digits, so a file whose metadata holds a line like `{ready2}` (with `-b`, say)
+//! cannot end a request early.
+
+use std::ffi::OsString;
+use std::io;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+
+use crate::plugins::run::{reap, spawn_failure, Capture, Ended, ProcessGroup};
+
+/// Longest marker line beyond its fixed prefix: the exit status and the closing brace.
+const MAX_STATUS_LEN: usize = 12;
+
+/// A running ExifTool process and its pipes.
+#[derive(Debug)]
+pub(super) struct Worker {
+    /// Kills the process group on drop. Declared before `child`, so it drops first, while the
+    /// leader is unreaped and its id cannot belong to anyone else.
+    group: ProcessGroup,
+    /// The `exiftool` process.
+    child: Child,
+    /// Where commands are written.
+    stdin: ChildStdin,
+    /// Answers, each ending with `{ready<N>}`.
+    stdout: BufReader<ChildStdout>,
+    /// Messages, each request's ending with the `-echo4` marker.
+    stderr: BufReader<ChildStderr>,
+    /// Requests sent so far.
+    requests: u64,
+}
+
+impl Worker {
+    /// Starts `argv` (`exiftool -stay_open True -@ -`, maybe behind the isolation programs) in
+    /// a process group of its own.
+    pub(super) fn spawn(argv: &[OsString]) -> Result<Worker, Ended> {
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| spawn_failure(&e))?;
+        Ok(Worker {
+            group: ProcessGroup::of(&child),
+            stdin: child.stdin.take().expect("stdin is piped"),
+            stdout: BufReader::new(child.stdout.take().expect("stdout is piped")),
+            stderr: BufReader::new(child.stderr.take().expect("stderr is piped")),
+            child,
+            requests: 0,
+        })
+    }
+
+    /// Whether the process is still running.
+    pub(super) fn is_alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Whether the worker has used at least `budget` of CPU time (user and system, from
+    /// `/proc/PID/stat`); false without a budget or when the figure cannot be read.
+    pub(super) fn used_cpu(&self, budget: Option<Duration>) -> bool {
+        let (Some(budget), Some(pid)) = (budget, self.child.id()) else {
+            return false;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return false;
+        };
+        // Fields after the command name, which may hold spaces: utime and stime are the 12th and
+        // 13th, in clock ticks.
+        let rest = stat.rfind(')').map_or("", |i| &stat[i + 1..]);
+        let ticks: u64 = rest
+            .split_whitespace()
+            .skip(11)
+            .take(2)
+            .filter_map(|t| t.parse::<u64>().ok())
+            .sum();
+        // The kernel reports USER_HZ ticks, 100 per second on Linux.
+        Duration::from_millis(ticks * 10) >= budget
+    }
+
+    /// Sends one command (`lines`, from [`argfile_lines`]) and reads its answer into `out` and
+    /// `err`; returns the command's exit status.
+    pub(super) async fn exchange(
+        &mut self,
+        lines: &[u8],
+        out: &mut Capture,
+        err: &mut Capture,
+    ) -> io::Result<i32> {
+        self.requests += 1;
+        let id = format!(
+            "{}{:09}",
+            self.requests,
+            rand::random_range(0..1_000_000_000u32)
+        );
+        let ready = format!("{{ready{id}}}");
+        let done = format!("{{done{id} ");
+
+        let mut command = Vec::with_capacity(lines.len() + 64);
+        command.extend_from_slice(b"-echo4\n");
+        command.extend_from_slice(done.as_bytes());
+        command.extend_from_slice(b"${status}}\n");
+        command.extend_from_slice(lines);
+        command.extend_from_slice(format!("-execute{id}\n").as_bytes());
+        self.stdin.write_all(&command).await?;
+        self.stdin.flush().await?;
+
+        let ready = ready.as_bytes();
+        let done = done.as_bytes();
+        let ((), status) = tokio::try_join!(
+            async {
+                read_to_marker(&mut self.stdout, ready, |line| line == ready, out).await?;
+                Ok(())
+            },
+            async {
+                let line =
+                    read_to_marker(&mut self.stderr, done, |l| status(l, done).is_some(), err)
+                        .await?;
+                Ok::<_, io::Error>(status(&line, done).expect("the marker has a status"))
+            }
+        )?;
+        Ok(status)
+    }
+
+    /// Kills the process group and reaps the worker.
+    pub(super) async fn stop(&mut self) -> Option<ExitStatus> {
+        self.group.kill();
+        reap(&mut self.child).await
+    }
+}
+
+/// The exit status in a stderr marker line `{done<N> <status>}`, whose prefix is `done`.
+fn status(line: &[u8], done: &[u8]) -> Option<i32> {
+    let digits = line.strip_prefix(done)?.strip_suffix(b"}")?;
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(digits).ok()?.parse().ok()
+}
+
+/// Reads lines into `into` up to the line that `is_marker` accepts, and returns that line (without
+/// its newline; it is not captured).
+///
+/// Only a line that starts like `prefix` and is at most [`MAX_STATUS_LEN`] longer is held back to
+/// be tested, so memory stays bounded whatever the line lengths. The end of the stream before the
+/// marker is an error: the worker died.
+async fn read_to_marker<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    prefix: &[u8],
+    is_marker: impl Fn(&[u8]) -> bool,
+    into: &mut Capture,
+) -> io::Result<Vec<u8>> {
+    // The current line so far, while it may still be the marker.
+    let mut line = Vec::new();
+    let mut candidate = true;
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "ended before answering",
+            ));
+        }
+        let newline = buf.iter().position(|&b| b == b'\n');
+        let part = &buf[..newline.unwrap_or(buf.len())];
+        if candidate {
+            line.extend_from_slice(part);
+            let n = line.len().min(prefix.len());
+            if line.len() > prefix.len() + MAX_STATUS_LEN || line[..n] != prefix[..n] {
+                into.push(&line);
+                line.clear();
+                candidate = false;
+            }
+        } else {
+            into.push(part);
+        }
+        let used = newline.map_or(buf.len(), |i| i + 1);
+        reader.consume(used);
+        if newline.is_some() {
+            if candidate && is_marker(&line) {
+                return Ok(line);
+            }
+            into.push(&line);
+            into.push(b"\n");
+            line.clear();
+            candidate = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn marker_lookalikes_and_long_lines_are_output() {
+        let input = b"{ready12}\n{ready1\n{ready123}x\nlong long line\n{ready123}\nnext\n";
+        let mut reader = &input[..];
+        let mut out = Capture::new(1024);
+        let marker = read_to_marker(&mut reader, b"{ready123}", |l| l == b"{ready123}", &mut out)
+            .await
+            .unwrap();
+        assert_eq!(marker, b"{ready123}");
+        assert_eq!(
+            out.bytes,
+            b"{ready12}\n{ready1\n{ready123}x\nlong long line\n"
+        );
+        assert_eq!(reader, b"next\n");
+
+        let mut eof = &b"no marker\n"[..];
+        let err = read_to_marker(&mut eof, b"{x}", |_| false, &mut Capture::new(8))
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+    }
+
+    #[test]
+    fn status_markers_parse() {
+        assert_eq!(status(b"{done17 0}", b"{done17 "), Some(0));
+        assert_eq!(status(b"{done17 1}", b"{done17 "), Some(1));
+        assert_eq!(status(b"{done17 }", b"{done17 "), None);
+        assert_eq!(status(b"{done17 x}", b"{done17 "), None);
+        assert_eq!(status(b"{done18 1}", b"{done17 "), None);
+    }
+}

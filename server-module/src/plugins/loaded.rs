@@ -1,0 +1,126 @@
+//! The plugins as the server uses them: each resolved plugin with its version, the fingerprint of
+//! its cached results and, for ExifTool, its persistent worker.
+
+use std::ops::Index;
+use std::sync::Arc;
+
+use super::cache::Cache;
+use super::exiftool::ExifTool;
+use super::isolate::Isolation;
+use super::probe;
+use super::registry::{Kind, OutputKind, Plugin};
+use super::status::Cached;
+
+/// A plugin's place in `plugins.toml` order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct PluginId(usize);
+
+/// One plugin's output for one file, labelled as the CRATE records it.
+#[derive(Debug)]
+pub(crate) struct PluginResult {
+    pub(crate) label: String,
+    pub(crate) version: String,
+    pub(crate) command: String,
+    pub(crate) output_kind: OutputKind,
+    pub(crate) cached: bool,
+    pub(crate) run: Cached,
+}
+
+/// One plugin, ready to run.
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    pub(crate) plugin: Plugin,
+    /// The tool's version, or why it is unknown (see [`probe::is_unknown`]).
+    pub(crate) version: String,
+    /// Keys this plugin's entries in the cache.
+    fingerprint: String,
+    /// The persistent worker of an ExifTool plugin whose program was found.
+    pub(crate) exiftool: Option<ExifTool>,
+}
+
+impl Loaded {
+    /// `plugin` at `version`; an ExifTool worker starts under `isolation`.
+    pub(crate) fn new(plugin: Plugin, version: String, isolation: &Isolation) -> Self {
+        let exiftool = match (&plugin.kind, &plugin.program) {
+            (Kind::ExifTool(_), Some(prog)) => Some(
+                ExifTool::new(
+                    prog.clone().into_os_string(),
+                    plugin.timeout,
+                    plugin.max_output,
+                )
+                .isolation(isolation.clone()),
+            ),
+            _ => None,
+        };
+        Loaded {
+            fingerprint: probe::fingerprint(&plugin, &version),
+            plugin,
+            version,
+            exiftool,
+        }
+    }
+
+    /// The cache key of this plugin's result for the file version `identity`.
+    pub(crate) fn key(&self, identity: &[u8]) -> String {
+        Cache::key(&self.fingerprint, identity)
+    }
+
+    /// `run` labelled as this plugin's; `cached` if it came from the cache.
+    pub(crate) fn result(&self, run: Cached, cached: bool) -> Arc<PluginResult> {
+        let p = &self.plugin;
+        Arc::new(PluginResult {
+            label: p.label.clone(),
+            version: self.version.clone(),
+            command: p.command_line(),
+            output_kind: p.output,
+            cached,
+            run,
+        })
+    }
+}
+
+/// Every plugin of the file, in `plugins.toml` order.
+#[derive(Debug)]
+pub(crate) struct LoadedPlugins(Vec<Loaded>);
+
+impl LoadedPlugins {
+    /// `plugins` with their `versions`, in the same order.
+    pub(crate) fn new(plugins: Vec<Plugin>, versions: Vec<String>, isolation: &Isolation) -> Self {
+        let loaded = plugins
+            .into_iter()
+            .zip(versions)
+            .map(|(p, v)| Loaded::new(p, v, isolation))
+            .collect();
+        LoadedPlugins(loaded)
+    }
+
+    /// Every plugin, in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Loaded> {
+        self.0.iter()
+    }
+
+    /// The plugins that apply to a file of type `mime`, in order.
+    pub(crate) fn applicable<'a>(
+        &'a self,
+        mime: &'a str,
+    ) -> impl Iterator<Item = (PluginId, &'a Loaded)> + 'a {
+        self.0
+            .iter()
+            .enumerate()
+            .filter(move |(_, l)| l.plugin.applies(mime).is_some())
+            .map(|(i, l)| (PluginId(i), l))
+    }
+
+    /// The ExifTool workers.
+    pub(crate) fn exiftools(&self) -> impl Iterator<Item = &ExifTool> {
+        self.0.iter().filter_map(|l| l.exiftool.as_ref())
+    }
+}
+
+impl Index<PluginId> for LoadedPlugins {
+    type Output = Loaded;
+
+    fn index(&self, id: PluginId) -> &Loaded {
+        &self.0[id.0]
+    }
+}
