@@ -8,6 +8,7 @@
 //! blocks, configuration in ```` ```toml ````.
 
 mod exec;
+mod links;
 mod table;
 
 use std::fs;
