@@ -1,0 +1,226 @@
+//! Running documented commands: the binaries, a work folder, servers, plain HTTP probes.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::mpsc;
+use std::sync::OnceLock;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use integration_tests::repo_root;
+use tempfile::TempDir;
+
+/// How long a command or a server start may take.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// The folder of the `modoai` and `modoai-harvester` binaries, built once per test process.
+///
+/// A test of this crate cannot name another package's binaries (`CARGO_BIN_EXE_*` covers its own
+/// package only), so it builds them with the cargo that runs it; that is a no-op when they are
+/// fresh (as after `cargo test --workspace --all-targets`), and never tests a stale binary.
+pub(crate) fn bin_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the test executable has a path");
+        // target/<profile>/deps/docs-HASH → target/<profile>
+        let dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("target/<profile>/deps");
+        let profile = dir.file_name().and_then(|n| n.to_str()).unwrap_or("debug");
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut build = Command::new(cargo);
+        build.current_dir(repo_root());
+        build.args([
+            "build",
+            "-q",
+            "-p",
+            "modoai",
+            "-p",
+            "modoai-harvester",
+            "--bins",
+        ]);
+        if profile != "debug" {
+            build.args(["--profile", profile]);
+        }
+        let status = build.status().expect("cargo runs");
+        assert!(status.success(), "building the binaries failed: {status}");
+        dir.to_path_buf()
+    })
+}
+
+/// A work folder: the doc commands' relative paths resolve here as they would in the repository
+/// (`examples/` links to the repository's; `plugins.toml` is a copy, so its cache stays here).
+pub(crate) fn work_dir() -> TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = repo_root();
+    std::os::unix::fs::symlink(root.join("examples"), dir.path().join("examples"))
+        .expect("link examples/");
+    std::fs::copy(root.join("plugins.toml"), dir.path().join("plugins.toml"))
+        .expect("copy plugins.toml");
+    dir
+}
+
+/// The command as the shell runs it: `cargo run -p BIN --` becomes the built binary, and the
+/// docs' example address `127.0.0.1:8080` becomes `address`.
+pub(crate) fn rewrite(command: &str, address: &str) -> String {
+    let bins = bin_dir();
+    let mut out = command.to_owned();
+    for bin in ["modoai-harvester", "modoai"] {
+        let path = format!("'{}'", bins.join(bin).display());
+        for quiet in ["", "-q "] {
+            out = out.replace(&format!("cargo run {quiet}-p {bin} --"), &path);
+        }
+    }
+    out.replace("127.0.0.1:8080", address)
+}
+
+/// `bash -c COMMAND` in `dir` (the environment gives `$PW` and `$KEY` for the `hash-secret`
+/// examples), killed after [`PATIENCE`].
+pub(crate) fn shell(dir: &Path, command: &str) -> Output {
+    let child = bash(dir, command)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bash starts");
+    let pid = child.id();
+    let (done, waited) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    match waited.recv_timeout(PATIENCE) {
+        Ok(output) => output.expect("the command's output"),
+        Err(_) => {
+            signal(pid, "KILL");
+            panic!("`{command}` did not finish within {PATIENCE:?}");
+        }
+    }
+}
+
+fn bash(dir: &Path, command: &str) -> Command {
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c").arg(command).current_dir(dir);
+    cmd.env("PW", "a password for the docs test");
+    cmd.env(
+        "KEY",
+        "an-api-key-of-more-than-32-characters-for-the-docs-test",
+    );
+    cmd.env_remove("RUST_LOG").env("NO_COLOR", "1");
+    cmd.stdin(Stdio::null());
+    cmd
+}
+
+fn signal(pid: u32, name: &str) {
+    let _ = Command::new("kill")
+        .args([format!("-{name}"), pid.to_string()])
+        .status();
+}
+
+/// A server started from a documented command, stopped (SIGTERM) when dropped.
+pub(crate) struct Server {
+    child: Option<Child>,
+    /// `http://127.0.0.1:PORT`, without a trailing slash.
+    pub(crate) base: String,
+}
+
+impl Server {
+    /// Starts `command` (rewritten, listening on port 0) and waits for the base URL it prints.
+    pub(crate) fn start(dir: &Path, command: &str) -> Server {
+        let command = rewrite(command, "127.0.0.1:0");
+        let mut child = bash(dir, &format!("exec {command}"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("bash starts");
+        let (lines, seen) = mpsc::channel();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = lines.send(line);
+            }
+        });
+        let deadline = Instant::now() + PATIENCE;
+        let base = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = seen
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("`{command}` printed no URL within {PATIENCE:?}"));
+            if let Some(base) = served_base(&line) {
+                break base;
+            }
+        };
+        Server {
+            child: Some(child),
+            base,
+        }
+    }
+
+    /// `host:port`.
+    pub(crate) fn address(&self) -> &str {
+        self.base.trim_start_matches("http://")
+    }
+
+    /// GETs `path` until it answers 200 (the site index is built in the background; until then
+    /// the route answers 503), and returns the body.
+    pub(crate) fn probe(&self, path: &str) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            match get(self.address(), path) {
+                Some((200, body)) => return body,
+                other if Instant::now() > deadline => {
+                    panic!("GET {}{path} never answered 200: {other:?}", self.base)
+                }
+                _ => thread::sleep(Duration::from_millis(50)),
+            }
+        }
+    }
+
+    /// Sends SIGTERM and waits for the exit status.
+    pub(crate) fn stop(mut self) -> ExitStatus {
+        let mut child = self.child.take().expect("stopped once");
+        signal(child.id(), "TERM");
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            if let Some(status) = child.try_wait().expect("wait for the server") {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("the server did not stop within {PATIENCE:?} of SIGTERM");
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            signal(child.id(), "TERM");
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The base URL in a line such as `modoai is serving examples/site at http://127.0.0.1:PORT/`.
+fn served_base(line: &str) -> Option<String> {
+    let start = line.find("http://127.0.0.1:")?;
+    let url = line[start..].split_whitespace().next()?;
+    Some(url.trim_end_matches('/').to_owned())
+}
+
+/// A plain HTTP/1.0 GET (no chunked encoding): the status and the body, or `None` when the
+/// connection fails.
+fn get(address: &str, path: &str) -> Option<(u16, String)> {
+    let mut stream = TcpStream::connect(address).ok()?;
+    stream.set_read_timeout(Some(PATIENCE)).ok()?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {address}\r\n\r\n").ok()?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).ok()?;
+    let text = String::from_utf8_lossy(&raw);
+    let status = text.split_whitespace().nth(1)?.parse().ok()?;
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    Some((status, body.to_owned()))
+}

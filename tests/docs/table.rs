@@ -1,0 +1,207 @@
+//! The table: every shell command of the docs, and how this test runs it.
+
+/// How the test runs one documented command.
+pub(crate) enum How {
+    /// CI runs it: a `scripts/…` command whose script `scripts/test` calls (or `scripts/test`
+    /// itself, which `.ci/run` calls), or a line that `scripts/test` runs verbatim.
+    Ci,
+    /// A server: started on a free port (`127.0.0.1:8080` becomes `127.0.0.1:0` and the address it
+    /// prints is used), `probe` fetched until it answers 200 with `expect` in the body, then stopped
+    /// with SIGTERM, after which it must exit 0. `scripts/…` parts before `&&` are checked as
+    /// [`How::Ci`].
+    Serve {
+        probe: &'static str,
+        expect: &'static str,
+    },
+    /// Run for real with `bash -c` in the shared work folder, against the fixture server (the doc's
+    /// `127.0.0.1:8080` becomes its address); the exit code must be one of `codes` and the output
+    /// (stdout and stderr) must contain `expect`.
+    Run {
+        codes: &'static [i32],
+        expect: &'static str,
+        prepare: Prepare,
+    },
+    /// Run by another test: `script` must hold each of `words`, and `runner` (a test source
+    /// file) must run `script`.
+    Peer {
+        script: &'static str,
+        words: &'static [&'static str],
+        runner: &'static str,
+    },
+}
+
+/// What a [`How::Run`] command needs before it runs.
+#[derive(Clone, Copy)]
+pub(crate) enum Prepare {
+    /// Nothing.
+    Nothing,
+    /// Write the ```` ```toml ```` block of `doc` that contains `marker` to `file` in the work
+    /// folder (with the fixture server's address).
+    TomlBlock {
+        doc: &'static str,
+        marker: &'static str,
+        file: &'static str,
+    },
+    /// Replace the quoted PWID of the command by the real one of the part whose URL ends with
+    /// `url_suffix` in the archive `archive` (the doc's PWID names an example capture time).
+    Pwid {
+        archive: &'static str,
+        url_suffix: &'static str,
+    },
+}
+
+/// One documented command.
+pub(crate) struct Entry {
+    /// The command exactly as the docs write it (continuation lines joined by one space).
+    pub(crate) command: &'static str,
+    /// How the test runs it.
+    pub(crate) how: How,
+}
+
+const fn run(command: &'static str, expect: &'static str) -> Entry {
+    Entry {
+        command,
+        how: How::Run {
+            codes: &[0],
+            expect,
+            prepare: Prepare::Nothing,
+        },
+    }
+}
+
+const fn ci(command: &'static str) -> Entry {
+    Entry {
+        command,
+        how: How::Ci,
+    }
+}
+
+/// Every command of the docs, in the order the [`How::Run`] ones run (later ones use the archive
+/// the first harvest writes).
+pub(crate) const TABLE: &[Entry] = &[
+    // README.md
+    Entry {
+        command: "scripts/setup && cargo run -p modoai -- serve --root examples/site --listen 127.0.0.1:8080 --plugins plugins.toml",
+        how: How::Serve {
+            probe: "/modoai?verb=ListMetadataFormats",
+            expect: "oai_crate",
+        },
+    },
+    ci("scripts/test"),
+    // CONTRIBUTING.md
+    ci("cargo fmt --all -- --check"),
+    ci("cargo clippy --workspace --all-targets --locked -- -D warnings"),
+    ci("cargo test --workspace --all-targets --locked"),
+    // docs/webmasters.md
+    Entry {
+        command: "cargo run -p modoai -- serve --root examples/site --listen 127.0.0.1:8080",
+        how: How::Serve {
+            probe: "/modoai?verb=Identify",
+            expect: "<repositoryName>",
+        },
+    },
+    run("cargo run -p modoai -- serve --help", "--plugins"),
+    run(
+        r#"printf '%s\n' "$PW" | cargo run -q -p modoai -- hash-secret"#,
+        "$argon2id$",
+    ),
+    run(
+        r#"printf '%s\n' "$KEY" | cargo run -q -p modoai -- hash-secret --api-key"#,
+        "sha256:",
+    ),
+    // docs/plugins.md
+    Entry {
+        command: "cargo run -p modoai -- plugins check --plugins plugins.toml",
+        how: How::Run {
+            // 3: a tool is missing on this machine (scripts/setup installs them all).
+            codes: &[0, 3],
+            expect: "exiftool",
+            prepare: Prepare::Nothing,
+        },
+    },
+    run(
+        "cargo run -p modoai -- plugins explain examples/site/images/sunset.jpg --plugins plugins.toml",
+        "image/jpeg",
+    ),
+    ci("scripts/setup"),
+    // docs/archivists.md
+    run(
+        "cargo run -p modoai-harvester -- harvest http://127.0.0.1:8080/modoai --archive my-archive --metadata-prefix oai_didl",
+        "complete",
+    ),
+    run(
+        "cargo run -p modoai-harvester -- inspect archive my-archive",
+        "14 items",
+    ),
+    run(
+        "cargo run -p modoai-harvester -- inspect endpoint http://127.0.0.1:8080/modoai --sets",
+        "mime:image",
+    ),
+    Entry {
+        command: "cargo run -p modoai-harvester -- harvest-list harvests.toml --jobs 2",
+        how: How::Run {
+            codes: &[0],
+            expect: "complete",
+            prepare: Prepare::TomlBlock {
+                doc: "docs/archivists.md",
+                marker: "[[endpoint]]",
+                file: "harvests.toml",
+            },
+        },
+    },
+    run(
+        "cargo run -p modoai-harvester -- inspect archive my-archive --parts",
+        "urn:pwid:",
+    ),
+    Entry {
+        command: "cargo run -p modoai-harvester -- pwid resolve 'urn:pwid:archive.example.org:2026-11-24T10:07:52Z:part:http://127.0.0.1:8080/images/logo.png' --archive my-archive --extract logo.png",
+        how: How::Run {
+            codes: &[0],
+            expect: "bytes extracted",
+            prepare: Prepare::Pwid {
+                archive: "my-archive",
+                url_suffix: "/images/logo.png",
+            },
+        },
+    },
+    run(
+        "cargo run -p modoai-harvester -- corpus --archive my-archive --set mime:image --out corpus.xml",
+        "parts",
+    ),
+    run(
+        "cargo run -p modoai-harvester -- profile --archive my-archive --out my-archive.ukvs",
+        "lines in",
+    ),
+    run(
+        "cargo run -p modoai-harvester -- profile compact my-archive.ukvs small.ukvs",
+        "lines in",
+    ),
+    run(
+        "cargo run -p modoai-harvester -- profile lookup small.ukvs http://127.0.0.1:8080/images/logo.png",
+        "/images/logo.png",
+    ),
+    Entry {
+        command: ".venv/bin/wb-manager init my-collection",
+        how: PYWB,
+    },
+    Entry {
+        command: ".venv/bin/wb-manager add my-collection my-archive/warcs/*.warc.gz",
+        how: PYWB,
+    },
+    Entry {
+        command: ".venv/bin/wayback --bind 127.0.0.1 --port 8090",
+        how: PYWB,
+    },
+    // docs/architecture.md
+    ci("scripts/bench"),
+    // docs/testing.md (until it carries docs/testing-list.md)
+    ci("scripts/fuzz page --minutes 60"),
+];
+
+/// pywb's replay steps, which `tests/python/pywb_replay.py` runs for the harvester's end-to-end
+/// tests.
+const PYWB: How = How::Peer {
+    script: "tests/python/pywb_replay.py",
+    words: &["wb-manager", "init", "add", "wayback"],
+    runner: "harvester/tests/e2e/our_server.rs",
+};
