@@ -92,8 +92,8 @@ impl Worker {
         Duration::from_millis(ticks * 10) >= budget
     }
 
-    /// Sends one command (`lines`, from [`argfile_lines`]) and reads its answer into `out` and
-    /// `err`; returns the command's exit status.
+    /// Sends one command (`lines`, from [`super::argfile::argfile_lines`]) and reads its answer
+    /// into `out` and `err`; returns the command's exit status.
     pub(super) async fn exchange(
         &mut self,
         lines: &[u8],

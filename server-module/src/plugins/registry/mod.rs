@@ -73,7 +73,7 @@ pub(crate) enum Kind {
     Builtin(Digest),
     /// One process per file; the argv holds `{path}`.
     Process(Vec<String>),
-    /// Sent to the persistent ExifTool worker; argv[0] is the program, the rest go per file.
+    /// Sent to the persistent ExifTool worker; `argv[0]` is the program, the rest go per file.
     ExifTool(Vec<String>),
     /// Many files per process, one `<repInfo>` each; the argv holds `{paths}`.
     JhoveBatch(Vec<String>),
