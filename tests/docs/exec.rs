@@ -154,9 +154,10 @@ impl Server {
     /// Starts `command` (rewritten, listening on port 0) and waits for the base URL it prints.
     pub(crate) fn start(dir: &Path, command: &str) -> Server {
         let command = rewrite(command, "127.0.0.1:0");
+        let log = tempfile::NamedTempFile::new_in(dir).expect("a log file");
         let mut child = bash(dir, &format!("exec {command}"))
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(log.reopen().expect("the log file"))
             .spawn()
             .expect("bash starts");
         let (lines, seen) = mpsc::channel();
@@ -169,9 +170,10 @@ impl Server {
         let deadline = Instant::now() + PATIENCE;
         let base = loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            let line = seen
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("`{command}` printed no URL within {PATIENCE:?}"));
+            let line = seen.recv_timeout(left).unwrap_or_else(|_| {
+                let stderr = std::fs::read_to_string(log.path()).unwrap_or_default();
+                panic!("`{command}` printed no URL within {PATIENCE:?}; stderr:\n{stderr}")
+            });
             if let Some(base) = served_base(&line) {
                 break base;
             }
