@@ -33,6 +33,16 @@ pub(crate) fn bin_dir() -> &'static Path {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut build = Command::new(cargo);
         build.current_dir(repo_root());
+        // Cargo gives a test the variables of its own package (CARGO_MANIFEST_DIR, CARGO_PKG_*,
+        // …); passed on, build scripts that watch them (ring's) would see a change and rebuild
+        // the binaries' dependencies on every run, and again in the next ordinary build.
+        for (name, _) in std::env::vars_os() {
+            let name = name.to_string_lossy();
+            if name.starts_with("CARGO_") && !is_cargo_setting(&name) || name.starts_with("NEXTEST")
+            {
+                build.env_remove(&*name);
+            }
+        }
         build.args([
             "build",
             "-q",
@@ -49,6 +59,21 @@ pub(crate) fn bin_dir() -> &'static Path {
         assert!(status.success(), "building the binaries failed: {status}");
         dir.to_path_buf()
     })
+}
+
+/// Variables that configure cargo itself (as a user's shell may set them), as opposed to those
+/// cargo sets for the package it compiles or tests.
+fn is_cargo_setting(name: &str) -> bool {
+    [
+        "CARGO_HOME",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_",
+        "CARGO_NET_",
+        "CARGO_REGISTR",
+        "CARGO_PROFILE_",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
 }
 
 /// A work folder: the doc commands' relative paths resolve here as they would in the repository
@@ -129,9 +154,10 @@ impl Server {
     /// Starts `command` (rewritten, listening on port 0) and waits for the base URL it prints.
     pub(crate) fn start(dir: &Path, command: &str) -> Server {
         let command = rewrite(command, "127.0.0.1:0");
+        let log = tempfile::NamedTempFile::new_in(dir).expect("a log file");
         let mut child = bash(dir, &format!("exec {command}"))
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(log.reopen().expect("the log file"))
             .spawn()
             .expect("bash starts");
         let (lines, seen) = mpsc::channel();
@@ -144,9 +170,10 @@ impl Server {
         let deadline = Instant::now() + PATIENCE;
         let base = loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            let line = seen
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("`{command}` printed no URL within {PATIENCE:?}"));
+            let line = seen.recv_timeout(left).unwrap_or_else(|_| {
+                let stderr = std::fs::read_to_string(log.path()).unwrap_or_default();
+                panic!("`{command}` printed no URL within {PATIENCE:?}; stderr:\n{stderr}")
+            });
             if let Some(base) = served_base(&line) {
                 break base;
             }

@@ -146,9 +146,14 @@ fn architecture_names_existing_files() {
     );
 }
 
-/// `name` (such as `oai/handler.rs`) is `dir/name` or `dir/…/name`.
+/// `name` (such as `oai/handler.rs`) is `dir/name` or `dir/…/name`; a module's two layouts,
+/// `x.rs` and `x/mod.rs`, count as one.
 fn exists_under(dir: &Path, name: &str) -> bool {
-    if dir.join(name).is_file() {
+    let other = match name.strip_suffix("/mod.rs") {
+        Some(module) => format!("{module}.rs"),
+        None => format!("{}/mod.rs", name.trim_end_matches(".rs")),
+    };
+    if dir.join(name).is_file() || dir.join(other).is_file() {
         return true;
     }
     std::fs::read_dir(dir)
