@@ -43,13 +43,13 @@ impl Rule {
         }
     }
 
-    /// Adds users (HTTP Basic) of [`AccessRules::user`].
+    /// Adds users (HTTP Basic) of [`AccessRules::user`](super::AccessRules::user).
     pub fn users<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         self.users.extend(names.into_iter().map(Into::into));
         self
     }
 
-    /// Adds API keys (HTTP Bearer) of [`AccessRules::api_key`], by id.
+    /// Adds API keys (HTTP Bearer) of [`AccessRules::api_key`](super::AccessRules::api_key), by id.
     pub fn keys<S: Into<String>>(mut self, ids: impl IntoIterator<Item = S>) -> Self {
         self.keys.extend(ids.into_iter().map(Into::into));
         self

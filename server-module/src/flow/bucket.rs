@@ -16,7 +16,7 @@
 //!   governor would need a clock adapter of our own.
 //!
 //! The bucket itself is the textbook one (`burst` tokens, refilled at `per_sec`), about forty
-//! lines; Retry-After is derived from the wait it reports, in flow/mod.rs.
+//! lines; Retry-After is derived from the wait it reports, in state.rs.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
