@@ -31,6 +31,8 @@ pub struct Cli {
 }
 
 /// The commands of `modoai`.
+// These doc comments are clap's help text: `[access]` is a TOML section there, not a link.
+#[allow(rustdoc::broken_intra_doc_links)]
 #[derive(Subcommand)]
 pub enum Command {
     /// Serve a document root over HTTP, with OAI-PMH on the route (default /modoai).
@@ -43,6 +45,8 @@ pub enum Command {
 }
 
 /// The arguments of `modoai hash-secret`.
+// These doc comments are clap's help text: `[access.keys]` is a TOML section there, not a link.
+#[allow(rustdoc::broken_intra_doc_links)]
 #[derive(Parser)]
 pub struct HashSecretArgs {
     /// The secret is an API key (at least 32 characters): print its `sha256:` digest for

@@ -36,16 +36,16 @@ pub struct ServerSection {
     pub base_url: Option<String>,
     /// The plugins file of oai_crate.
     pub plugins: Option<PathBuf>,
-    /// Connections served at once; see [`Config::max_connections`].
+    /// Connections served at once; see [`Config::max_connections`](crate::Config::max_connections).
     pub max_connections: Option<usize>,
-    /// Seconds a client may take to send a request's headers; see [`Config::header_timeout`].
+    /// Seconds a client may take to send a request's headers; see [`Config::header_timeout`](crate::Config::header_timeout).
     pub header_timeout_secs: Option<u64>,
     /// Seconds in-flight responses get after shutdown is asked for; see
-    /// [`Config::shutdown_grace`].
+    /// [`Config::shutdown_grace`](crate::Config::shutdown_grace).
     pub grace_secs: Option<u64>,
 }
 
-/// `[oai]` of the configuration file; see the [`Config`] methods of the same names.
+/// `[oai]` of the configuration file; see the [`Config`](crate::Config) methods of the same names.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 #[allow(missing_docs)]

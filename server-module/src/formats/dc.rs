@@ -2,7 +2,7 @@
 
 use modoai_protocol::{ns, Granularity};
 
-use super::dcmi_type;
+use super::format::dcmi_type;
 use crate::index::Entry;
 use crate::xml::Xml;
 

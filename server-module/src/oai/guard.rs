@@ -73,47 +73,10 @@ pub(crate) async fn admit(
         &access.trusted_proxies,
         access.forwarded,
     );
-    let mut identity = None;
-    if let Some(format) = format {
-        let creds = Credentials::from_headers(&gate.headers);
-        let kind = creds.kind();
-        match access.check(format.prefix(), ip, creds).await {
-            Verdict::Allow(who) => identity = who,
-            Verdict::Challenge { basic, bearer } => {
-                tracing::debug!(
-                    ?ip,
-                    format = format.prefix(),
-                    credentials = kind,
-                    "401: credentials needed"
-                );
-                let mut res = response::http_error(
-                    StatusCode::UNAUTHORIZED,
-                    "credentials are needed for this metadata format\n",
-                );
-                access::challenge(res.headers_mut(), access.realm_name(), basic, bearer);
-                return Err(res);
-            }
-            Verdict::Forbidden(why) => {
-                tracing::info!(
-                    ?ip,
-                    format = format.prefix(),
-                    credentials = kind,
-                    why,
-                    "403: access refused"
-                );
-                return Err(response::http_error(
-                    StatusCode::FORBIDDEN,
-                    "this client may not receive this metadata format\n",
-                ));
-            }
-            Verdict::Busy => {
-                return Err(response::unavailable(
-                    RETRY_WHILE_VERIFYING,
-                    "too many password checks at once; retry shortly\n",
-                ));
-            }
-        }
-    }
+    let identity = match format {
+        Some(format) => check_access(access, format, ip, &gate.headers).await?,
+        None => None,
+    };
     let client = identity.unwrap_or_else(|| flow::address_key(ip));
     if let Err(secs) = policy.flow.admit(&client, format.map(Format::prefix)) {
         tracing::debug!(client, retry_after = secs, "503: rate limit");
@@ -123,20 +86,66 @@ pub(crate) async fn admit(
         ));
     }
     let permit = if is_enhanced(request, format) {
-        match policy.flow.enhanced() {
-            Ok(p) => Some(p),
-            Err(secs) => {
-                tracing::debug!(retry_after = secs, "503: enhanced responses at their bound");
-                return Err(response::unavailable(
-                    secs,
-                    "too many oai_didl/oai_crate responses in progress; retry later\n",
-                ));
-            }
-        }
+        Some(policy.flow.enhanced().map_err(enhanced_busy)?)
     } else {
         None
     };
     Ok(Admission { permit })
+}
+
+/// The access rule of `format` for this client: the identity it proved (if any), or the response
+/// to send instead (401 with a challenge, 403, or 503 while password checks are busy).
+async fn check_access(
+    access: &access::AccessRules,
+    format: Format,
+    ip: Option<IpAddr>,
+    headers: &HeaderMap,
+) -> Result<Option<String>, Response<OaiBody>> {
+    let creds = Credentials::from_headers(headers);
+    let kind = creds.kind();
+    match access.check(format.prefix(), ip, creds).await {
+        Verdict::Allow(who) => Ok(who),
+        Verdict::Challenge { basic, bearer } => {
+            tracing::debug!(
+                ?ip,
+                format = format.prefix(),
+                credentials = kind,
+                "401: credentials needed"
+            );
+            let mut res = response::http_error(
+                StatusCode::UNAUTHORIZED,
+                "credentials are needed for this metadata format\n",
+            );
+            access::challenge(res.headers_mut(), access.realm_name(), basic, bearer);
+            Err(res)
+        }
+        Verdict::Forbidden(why) => {
+            tracing::info!(
+                ?ip,
+                format = format.prefix(),
+                credentials = kind,
+                why,
+                "403: access refused"
+            );
+            Err(response::http_error(
+                StatusCode::FORBIDDEN,
+                "this client may not receive this metadata format\n",
+            ))
+        }
+        Verdict::Busy => Err(response::unavailable(
+            RETRY_WHILE_VERIFYING,
+            "too many password checks at once; retry shortly\n",
+        )),
+    }
+}
+
+/// The 503 to send while enhanced responses are at their bound.
+fn enhanced_busy(retry_after: u32) -> Response<OaiBody> {
+    tracing::debug!(retry_after, "503: enhanced responses at their bound");
+    response::unavailable(
+        retry_after,
+        "too many oai_didl/oai_crate responses in progress; retry later\n",
+    )
 }
 
 /// The format a request names, if the repository disseminates it: its metadataPrefix, or the

@@ -51,17 +51,7 @@ pub(super) fn list(
         ));
     }
     let page: Vec<Arc<Entry>> = candidates[..taken].to_vec();
-    let next = (candidates.len() > taken).then(|| Token {
-        verb,
-        prefix: state.format.prefix().to_owned(),
-        from: state.filter.from,
-        until: state.filter.until,
-        set: state.filter.set.as_ref().map(|s| s.to_string()),
-        last: (page[taken - 1].datestamp, page[taken - 1].path.to_string()),
-        cursor: state.cursor + taken as u64,
-        size: state.size,
-        issued: Datestamp::now(),
-    });
+    let next = (candidates.len() > taken).then(|| next_token(verb, &state, &page));
     let mut x = response::open(&repo.base_url, pairs);
     x.start(verb.as_str(), &[]);
     let tail = move |repo: &Repository, x: &mut Xml| {
@@ -87,9 +77,39 @@ pub(super) fn list(
         tail(repo, &mut x);
         return Ok(response::complete(x));
     }
+    Ok(stream_records(repo, x, page, state.format, tail))
+}
+
+/// The token of the page after `page` (which is not empty).
+fn next_token(verb: Verb, state: &ListState, page: &[Arc<Entry>]) -> Token {
+    let last = &page[page.len() - 1];
+    Token {
+        verb,
+        prefix: state.format.prefix().to_owned(),
+        from: state.filter.from,
+        until: state.filter.until,
+        set: state.filter.set.as_ref().map(|s| s.to_string()),
+        last: (last.datestamp, last.path.to_string()),
+        cursor: state.cursor + page.len() as u64,
+        size: state.size,
+        issued: Datestamp::now(),
+    }
+}
+
+/// Streams `page` as `oai_didl` or `oai_crate` records, each file fetched from the site as its
+/// record is written, then `tail` (the resumption token and the closing tag).
+fn stream_records<T>(
+    repo: &Arc<Repository>,
+    x: Xml,
+    page: Vec<Arc<Entry>>,
+    format: Format,
+    tail: T,
+) -> Response<OaiBody>
+where
+    T: FnOnce(&Repository, &mut Xml) + Send + 'static,
+{
     let repo = repo.clone();
-    let format = state.format;
-    Ok(response::streaming(x, move |mut sink| async move {
+    response::streaming(x, move |mut sink| async move {
         let mut analyses = repo.analyse(&page, format).await.into_iter();
         for e in &page {
             let fetched = if e.deleted {
@@ -106,7 +126,7 @@ pub(super) fn list(
         }
         tail(&repo, &mut sink.xml);
         (sink, Ok(()))
-    }))
+    })
 }
 
 /// How many of `candidates` fit on this page: at most the page size, and for records, no more

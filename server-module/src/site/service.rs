@@ -1,0 +1,213 @@
+//! [`SiteService`] and its [`Service`] impl.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::header::{ALLOW, CONTENT_TYPE, ETAG, IF_NONE_MATCH, LAST_MODIFIED};
+use http::{HeaderValue, Method, Request, Response, StatusCode};
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full};
+use tower::{Service, ServiceExt};
+use tower_http::services::ServeFile;
+
+use crate::fetch::BoxError;
+use crate::index::{is_visible, regular_file_meta};
+
+/// The body of [`SiteService`] responses.
+pub type SiteBody = UnsyncBoxBody<Bytes, BoxError>;
+
+/// A static file server for one document root. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct SiteService {
+    root: PathBuf,
+    canonical: PathBuf,
+}
+
+impl SiteService {
+    /// Serves the files under `root`.
+    pub fn new(root: impl Into<PathBuf>) -> std::io::Result<Self> {
+        let root = root.into();
+        let canonical = std::fs::canonicalize(&root)?;
+        Ok(SiteService { root, canonical })
+    }
+
+    /// The file a URL path names, if the site serves it.
+    fn resolve(&self, url_path: &str) -> Option<(PathBuf, std::fs::Metadata)> {
+        let full = self.root.join(decode_path(url_path)?);
+        // Any folder on the way may be a symlink that leaves the root.
+        let real = std::fs::canonicalize(&full).ok()?;
+        if !real.strip_prefix(&self.canonical).is_ok_and(is_visible) {
+            return None;
+        }
+        let file = if real.is_dir() {
+            full.join("index.html")
+        } else {
+            full
+        };
+        let meta = regular_file_meta(&file, &self.canonical)?;
+        Some((file, meta))
+    }
+}
+
+/// The relative path a URL path names: percent-decoded once, every segment a visible name.
+/// `..`, dot-names, NUL, backslashes and empty segments (but a trailing `/`) are refused.
+fn decode_path(url_path: &str) -> Option<PathBuf> {
+    let bytes: Vec<u8> =
+        percent_encoding::percent_decode_str(url_path.strip_prefix('/')?).collect();
+    if bytes.contains(&0) || bytes.contains(&b'\\') {
+        return None;
+    }
+    let trimmed = bytes.strip_suffix(b"/").unwrap_or(&bytes);
+    let rel = PathBuf::from(std::ffi::OsStr::from_bytes(trimmed));
+    let empty_segment = trimmed.split(|&b| b == b'/').any(<[u8]>::is_empty);
+    (trimmed.is_empty() || (!empty_segment && is_visible(&rel))).then_some(rel)
+}
+
+/// A strong validator from the file's mtime (with nanoseconds) and size, nginx-style.
+fn etag(meta: &std::fs::Metadata) -> String {
+    format!(
+        "\"{:x}.{:x}-{:x}\"",
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.len()
+    )
+}
+
+fn status(code: StatusCode) -> Response<SiteBody> {
+    let text = code.canonical_reason().unwrap_or("error");
+    let mut res = Response::new(
+        Full::new(Bytes::from(format!("{text}\n")))
+            .map_err(|e| match e {})
+            .boxed_unsync(),
+    );
+    *res.status_mut() = code;
+    res.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=UTF-8"),
+    );
+    res
+}
+
+impl<B: Send + 'static> Service<Request<B>> for SiteService {
+    type Response = Response<SiteBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<SiteBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.serve(req).await) })
+    }
+}
+
+impl SiteService {
+    async fn serve<B: Send + 'static>(self, req: Request<B>) -> Response<SiteBody> {
+        if !matches!(*req.method(), Method::GET | Method::HEAD) {
+            let mut res = status(StatusCode::METHOD_NOT_ALLOWED);
+            res.headers_mut()
+                .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+            return res;
+        }
+        let path = req.uri().path().to_owned();
+        let found = tokio::task::spawn_blocking(move || {
+            self.resolve(&path)
+                .map(|(p, m)| (p.clone(), m, crate::mime::detect(&p)))
+        });
+        let Ok(Some((file, meta, mime))) = found.await else {
+            return status(StatusCode::NOT_FOUND);
+        };
+        let etag = etag(&meta);
+        let not_modified = req
+            .headers()
+            .get(IF_NONE_MATCH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| {
+                v.split(',').any(
+                    |t| matches!(t.trim().trim_start_matches("W/"), t if t == etag || t == "*"),
+                )
+            });
+        if not_modified {
+            let mut res = status(StatusCode::NOT_MODIFIED);
+            *res.body_mut() = Full::new(Bytes::new())
+                .map_err(|e| match e {})
+                .boxed_unsync();
+            res.headers_mut().remove(CONTENT_TYPE);
+            insert(&mut res, ETAG, &etag);
+            if let Ok(mtime) = meta.modified() {
+                insert(&mut res, LAST_MODIFIED, &httpdate::fmt_http_date(mtime));
+            }
+            return res;
+        }
+        serve_file(&file, &mime, &etag, req).await
+    }
+}
+
+async fn serve_file<B: Send + 'static>(
+    file: &Path,
+    mime: &str,
+    etag: &str,
+    req: Request<B>,
+) -> Response<SiteBody> {
+    let mime_value =
+        HeaderValue::from_str(mime).unwrap_or(HeaderValue::from_static(crate::mime::OCTET_STREAM));
+    let req = req.map(|_| http_body_util::Empty::<Bytes>::new());
+    let Ok(res) = ServeFile::new_with_mime(
+        file,
+        &mime_value
+            .to_str()
+            .unwrap_or_default()
+            .parse()
+            .unwrap_or(mime_guess::mime::APPLICATION_OCTET_STREAM),
+    )
+    .oneshot(req)
+    .await;
+    let mut res = res.map(|b| b.map_err(BoxError::from).boxed_unsync());
+    if res.status().is_success() {
+        insert(&mut res, ETAG, etag);
+        res.headers_mut().insert(CONTENT_TYPE, mime_value);
+    }
+    res
+}
+
+fn insert(res: &mut Response<SiteBody>, name: http::HeaderName, value: &str) {
+    if let Ok(v) = HeaderValue::from_str(value) {
+        res.headers_mut().insert(name, v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_paths() {
+        for bad in [
+            "/../etc/passwd",
+            "/a/../../x",
+            "/%2e%2e/x",
+            "/a%2f..%2f..%2fx",
+            "/.git/config",
+            "/a%00b",
+            "/a%5c..%5cb",
+            "/a//b",
+            "relative",
+        ] {
+            assert!(decode_path(bad).is_none(), "{bad}");
+        }
+        assert_eq!(
+            decode_path("/a%20b/c.txt"),
+            Some(PathBuf::from("a b/c.txt"))
+        );
+        assert_eq!(decode_path("/"), Some(PathBuf::new()));
+        assert_eq!(decode_path("/dir/"), Some(PathBuf::from("dir")));
+    }
+}
