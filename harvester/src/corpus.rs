@@ -66,6 +66,7 @@ impl Selection {
 
 /// Why a corpus could not be written.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CorpusError {
     /// The archive has no archive id yet: nothing was harvested into it with this version.
     #[error("the archive has no archive id yet (harvest into it first)")]

@@ -57,6 +57,7 @@ pub fn stored_archive_id(dir: &Path) -> io::Result<Option<String>> {
 
 /// Why a PWID did not resolve.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ResolveError {
     /// The PWID names another archive.
     #[error("the PWID names the archive {asked:?}; this archive is {have:?}")]
