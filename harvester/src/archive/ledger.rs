@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cdxj::CdxjLine;
 use crate::surt::surt;
+use crate::warc::RecordType;
 
 /// One harvested item: an OAI record of one endpoint and format, at one datestamp.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,7 +49,7 @@ pub struct Entry {
 pub struct Written {
     /// `WARC-Type`.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: RecordType,
     /// The WARC file (final name).
     pub file: String,
     /// Offset of the record's gzip member.

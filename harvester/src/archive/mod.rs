@@ -29,7 +29,7 @@ use time::OffsetDateTime;
 
 use crate::cdxj::{CdxjError, CdxjIndex};
 use crate::pwid::check_archive_id;
-use crate::warc::{RecordRef, WarcFields, Writer, WriterConfig};
+use crate::warc::{RecordRef, RecordType, WarcFields, Writer, WriterConfig};
 
 pub use ledger::{Entry, Written};
 pub use parts::{
@@ -242,7 +242,7 @@ impl Archive {
         Ok(entry
             .records
             .iter()
-            .find(|r| r.kind == "resource" && r.digest == digest)
+            .find(|r| r.kind == RecordType::Resource && r.digest == digest)
             .map(record_ref))
     }
 
@@ -352,7 +352,7 @@ fn remembered(offset: u64, entry: &Entry) -> ([u8; 20], Vec<(u64, u64)>) {
     let originals = entry
         .records
         .iter()
-        .filter(|r| r.kind == "resource")
+        .filter(|r| r.kind == RecordType::Resource)
         .map(|r| (digest_hash(&r.digest), offset))
         .collect();
     (key, originals)
@@ -395,9 +395,9 @@ pub fn record_ref(r: &Written) -> RecordRef {
 }
 
 /// The ledger form of a record just written.
-pub fn written(r: &RecordRef, kind: &str, mime: &str, indexed: bool) -> Written {
+pub fn written(r: &RecordRef, kind: RecordType, mime: &str, indexed: bool) -> Written {
     Written {
-        kind: kind.to_owned(),
+        kind,
         file: r.file_name.clone(),
         offset: r.offset,
         length: r.length,

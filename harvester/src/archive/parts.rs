@@ -12,7 +12,7 @@ use super::{Entry, State, Written};
 use crate::cdxj::{CdxjError, CdxjIndex};
 use crate::pwid::Pwid;
 use crate::surt::surt;
-use crate::warc::read_record;
+use crate::warc::{read_record, RecordType};
 
 /// One archived part: a `resource` or `revisit` record of a harvested item.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub fn parts_of(entry: &Entry, archive_id: &str) -> Vec<Part> {
     entry
         .records
         .iter()
-        .filter(|r| r.kind == "resource" || r.kind == "revisit")
+        .filter(|r| matches!(r.kind, RecordType::Resource | RecordType::Revisit))
         .filter_map(|r| {
             let at = parse14(&r.date)?;
             let pwid = Pwid::part(archive_id, at, &r.uri).ok()?;

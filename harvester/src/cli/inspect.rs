@@ -147,7 +147,7 @@ fn show_archive(dir: &std::path::Path, json: bool) -> anyhow::Result<()> {
         r.bytes += e.bytes;
         r.fixity_errors += e.fixity_errors.len() as u64;
         for w in &e.records {
-            *r.records.entry(w.kind.clone()).or_default() += 1;
+            *r.records.entry(w.kind.as_str().to_owned()).or_default() += 1;
         }
         if r.first_harvested.is_none() {
             r.first_harvested = Some(e.harvested.clone());

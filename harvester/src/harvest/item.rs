@@ -8,7 +8,7 @@ use super::refs::{is_http, spool_error, Deferred};
 use super::store::{Item, Payload};
 use super::{Facts, HarvestError, Summary};
 use crate::parse::Header;
-use crate::warc::Spool;
+use crate::warc::{RecordType, Spool};
 
 impl Harvester<'_> {
     /// Stores one record, or hands it back to wait for its `ref` resources.
@@ -113,7 +113,11 @@ impl Harvester<'_> {
         let e = &stored.entry;
         summary.archived += 1;
         summary.deleted += u64::from(e.deleted);
-        summary.revisits += e.records.iter().filter(|r| r.kind == "revisit").count() as u64;
+        summary.revisits += e
+            .records
+            .iter()
+            .filter(|r| r.kind == RecordType::Revisit)
+            .count() as u64;
         summary.bytes += e.bytes;
         summary.fixity_errors += e.fixity_errors.len() as u64;
         for f in &e.fixity_errors {

@@ -11,6 +11,7 @@ mod context;
 pub mod endpoint;
 mod error;
 mod facts;
+mod fixity;
 mod harvester;
 mod item;
 mod options;
