@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
+use modoai_harvester::archive::ArchiveLayout;
 use modoai_harvester::profile::{self, CompactOptions, Header, Stats};
 
 use super::{EXIT_FAILED, EXIT_OK};
@@ -105,12 +106,9 @@ pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             let (Some(archive), Some(out)) = (archive, out) else {
                 anyhow::bail!("profile needs --archive DIR and --out FILE (or: profile compact | profile lookup)");
             };
-            let index = archive.join("index.cdxj");
-            anyhow::ensure!(
-                index.exists(),
-                "{} is not an archive (no index.cdxj)",
-                archive.display()
-            );
+            let layout = ArchiveLayout::new(&archive);
+            layout.require_index()?;
+            let index = layout.index();
             let archive_id = modoai_harvester::archive::stored_archive_id(&archive)?;
             let header = Header {
                 id: id.or(archive_id).unwrap_or_default(),

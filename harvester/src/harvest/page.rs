@@ -71,7 +71,7 @@ impl Harvester<'_> {
             .block_on(self.client.get(url))
             .map_err(|e| Failure::Fatal(HarvestError::Fetch(Box::new(e))))?;
         let reader = response.into_reader(&self.handle);
-        let spool_dir = self.archive.dir().join("spool");
+        let spool_dir = self.archive.layout().spool();
         let new_spool = move || Spool::new(spool_dir.clone(), DEFAULT_SPOOL_THRESHOLD);
         let mut collector = Collector::new(&new_spool);
         let mut parser = PageParser::new(reader);
@@ -87,7 +87,7 @@ impl Harvester<'_> {
                 Ok(None) => break,
                 Err(ParseError::Sink { source, .. }) => {
                     let source = io::Error::new(source.kind(), source.to_string());
-                    let path = self.archive.dir().join("spool");
+                    let path = self.archive.layout().spool();
                     return Err(Failure::Fatal(ArchiveError::Io { path, source }.into()));
                 }
                 Err(e) => return Err(Failure::Retry(e)),

@@ -85,7 +85,7 @@ impl Harvester<'_> {
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
         let mut reader = response.into_reader(&self.handle);
-        let mut spool = Spool::new(self.archive.dir().join("spool"), DEFAULT_SPOOL_THRESHOLD);
+        let mut spool = Spool::new(self.archive.layout().spool(), DEFAULT_SPOOL_THRESHOLD);
         let mut md5 = Md5::new();
         let mut buf = vec![0u8; 256 * 1024];
         loop {
@@ -120,7 +120,7 @@ impl std::fmt::Display for FetchFailure {
 
 pub(super) fn spool_error(archive: &Archive, source: io::Error) -> ArchiveError {
     ArchiveError::Io {
-        path: archive.dir().join("spool"),
+        path: archive.layout().spool(),
         source,
     }
 }
