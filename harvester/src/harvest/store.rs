@@ -224,7 +224,7 @@ fn write_group(w: &mut Writer, date: OffsetDateTime, g: Group<'_>) -> io::Result
                 };
                 f.field("payload-source", source)?;
                 if let Some(uri) = &r.target_uri {
-                    // archive.md §6: a harvested file is a `part`, at its capture time.
+                    // PWID coverage: a harvested file is a `part`, named at its capture time.
                     let pwid = Pwid::part(g.archive_id, date, uri).map_err(io::Error::other)?;
                     f.field("pwid", &pwid.to_string())?;
                 }

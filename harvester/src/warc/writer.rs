@@ -177,7 +177,7 @@ impl Writer {
     /// target URI and date, linked by `WARC-Refers-To` and `WARC-Concurrent-To`.
     ///
     /// Only warc-fields go under the described URI: with another type at the same URI and date,
-    /// pywb replays the metadata instead of the resource (shared archive.md §2).
+    /// pywb replays the metadata instead of the resource.
     pub fn write_metadata(
         &mut self,
         describes: &RecordRef,
