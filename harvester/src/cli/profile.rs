@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use modoai_harvester::archive::ArchiveLayout;
 use modoai_harvester::profile::{self, CompactOptions, Header, Stats};
 
-use super::{EXIT_FAILED, EXIT_OK};
+use super::{usage, EXIT_FAILED, EXIT_OK};
 
 /// `profile --archive DIR --out FILE`, or `profile compact|lookup …`.
 #[derive(Debug, Args)]
@@ -70,10 +70,9 @@ pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             host_factor,
             path_factor,
         }) => {
-            anyhow::ensure!(
-                host_factor > 0.0 && path_factor > 0.0,
-                "--host-factor and --path-factor must be positive"
-            );
+            if !(host_factor > 0.0 && path_factor > 0.0) {
+                return Err(usage("--host-factor and --path-factor must be positive"));
+            }
             let options = CompactOptions::default()
                 .host_factor(host_factor)
                 .path_factor(path_factor);
@@ -104,7 +103,9 @@ pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
                 name,
             } = args.generate;
             let (Some(archive), Some(out)) = (archive, out) else {
-                anyhow::bail!("profile needs --archive DIR and --out FILE (or: profile compact | profile lookup)");
+                return Err(usage(
+                    "profile needs --archive DIR and --out FILE (or: profile compact | profile lookup)",
+                ));
             };
             let layout = ArchiveLayout::new(&archive);
             layout.require_index()?;

@@ -12,10 +12,7 @@ use modoai_harvester::corpus::{write_corpus, Selection};
 use modoai_harvester::pwid::Pwid;
 use modoai_protocol::Datestamp;
 
-use super::{EXIT_FAILED, EXIT_OK};
-
-/// Bad arguments: a malformed PWID, or one of another archive.
-const EXIT_USAGE: u8 = 2;
+use super::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum PwidCommand {
