@@ -25,7 +25,7 @@ pub struct Original {
     pub record: RecordRef,
 }
 
-/// An open archive. See the [module docs](self).
+/// An open archive. See the [module docs](crate::archive).
 #[derive(Debug)]
 pub struct Archive {
     layout: ArchiveLayout,

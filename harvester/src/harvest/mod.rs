@@ -1,4 +1,5 @@
-//! The harvest loop: one list (endpoint, format, set) page by page into an [`Archive`].
+//! The harvest loop: one list (endpoint, format, set) page by page into an
+//! [`Archive`](crate::archive::Archive).
 //!
 //! Pages are parsed as they arrive and every record is stored as soon as it is parsed; a
 //! checkpoint after each page (WARC and ledger synced, then the next token saved) lets a killed

@@ -24,6 +24,8 @@ pub(super) struct Deferred {
 }
 
 impl Harvester<'_> {
+    /// Fetches the `ref` resources of a deferred record, then stores it. A resource that cannot
+    /// be fetched leaves the item unrecorded, so the next run tries it again.
     pub(super) fn fetch_refs(
         &mut self,
         ctx: &Context,
@@ -125,6 +127,7 @@ pub(super) fn spool_error(archive: &Archive, source: io::Error) -> ArchiveError 
     }
 }
 
+/// Whether `url` is an http(s) URL (scheme case-insensitive).
 pub(super) fn is_http(url: &str) -> bool {
     let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
     lower.starts_with("http://") || lower.starts_with("https://")
