@@ -188,3 +188,54 @@ fn harvests(l: &ListState) -> Vec<HarvestReport> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON is what `inspect archive --json` printed when it built `serde_json::json!`
+    /// values (whose keys come out sorted).
+    #[test]
+    fn harvests_serialise_as_the_json_values_did() {
+        let finished = HarvestReport::Finished {
+            archived: 3,
+            bytes: 10,
+            endpoint: "http://e/oai".into(),
+            finished: "2024-01-01T00:00:01Z".into(),
+            from: None,
+            outcome: "complete".into(),
+            pages: 2,
+            prefix: "oai_dc".into(),
+            set: Some("s".into()),
+            skipped: 1,
+            started: "2024-01-01T00:00:00Z".into(),
+            until: None,
+        };
+        let json = serde_json::json!({
+            "endpoint": "http://e/oai", "prefix": "oai_dc", "set": "s",
+            "started": "2024-01-01T00:00:00Z", "finished": "2024-01-01T00:00:01Z",
+            "from": null, "until": null, "archived": 3, "skipped": 1, "bytes": 10, "pages": 2,
+            "outcome": "complete",
+        });
+        assert_eq!(
+            serde_json::to_string_pretty(&finished).unwrap(),
+            serde_json::to_string_pretty(&json).unwrap()
+        );
+        let interrupted = HarvestReport::Interrupted {
+            endpoint: "http://e/oai".into(),
+            outcome: "interrupted after 1 pages; run the harvest again to continue".into(),
+            prefix: "oai_dc".into(),
+            set: None,
+            started: "2024-01-01T00:00:00Z".into(),
+        };
+        let json = serde_json::json!({
+            "endpoint": "http://e/oai", "prefix": "oai_dc", "set": null,
+            "started": "2024-01-01T00:00:00Z",
+            "outcome": "interrupted after 1 pages; run the harvest again to continue",
+        });
+        assert_eq!(
+            serde_json::to_string_pretty(&interrupted).unwrap(),
+            serde_json::to_string_pretty(&json).unwrap()
+        );
+    }
+}
