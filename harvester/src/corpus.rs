@@ -2,8 +2,8 @@
 //! every part and names the whole with a `collection` PWID (schema: `schemas/corpus.xsd`,
 //! namespace [`NS`]).
 //!
-//! No standard format for corpus definitions exists (`docs/archivists.md`, "Formats"); this one is the list of
-//! PWIDs the PWID draft describes for collections, plus what selected them.
+//! No standard format for corpus definitions exists (`docs/archivists.md`, "Formats"); this one
+//! is the list of PWIDs the PWID draft describes for collections, plus what selected them.
 
 use std::io::{self, Write};
 use std::path::Path;

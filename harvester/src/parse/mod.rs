@@ -1,8 +1,9 @@
 //! A streaming parser for one OAI-PMH response page.
 //!
 //! [`PageParser`] pulls [`PageEvent`]s from any [`BufRead`](std::io::BufRead): one record,
-//! header, set or format at a time, so a page is never held in memory as a whole. Elements are matched by namespace and
-//! local name, so `<oai:ListRecords xmlns:oai="http://www.openarchives.org/OAI/2.0/">` works like
+//! header, set or format at a time, so a page is never held in memory as a whole. Elements are
+//! matched by namespace and local name, so
+//! `<oai:ListRecords xmlns:oai="http://www.openarchives.org/OAI/2.0/">` works like
 //! `<ListRecords>` (string matching missed that in inveniosoftware/invenio#2300).
 //!
 //! The parser is strict about syntax and lenient about content. A page that is not well-formed
