@@ -1,5 +1,5 @@
-//! CDXJ index files as pywb reads them (archive.md §3): one `SURT TIMESTAMP JSON` line per
-//! capture, sorted bytewise like `LC_ALL=C sort`.
+//! CDXJ index files as pywb reads them (`docs/archivists.md`, "Formats"): one
+//! `SURT TIMESTAMP JSON` line per capture, sorted bytewise like `LC_ALL=C sort`.
 //!
 //! ```
 //! use modoai_harvester::cdxj::{CdxjIndex, CdxjLine};

@@ -2,8 +2,8 @@
 //! every part and names the whole with a `collection` PWID (schema: `schemas/corpus.xsd`,
 //! namespace [`NS`]).
 //!
-//! No standard format for corpus definitions exists (archive.md §6); this one is the list of
-//! PWIDs the PWID draft describes for collections, plus what selected them.
+//! No standard format for corpus definitions exists (`docs/archivists.md`, "Formats"); this one
+//! is the list of PWIDs the PWID draft describes for collections, plus what selected them.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -66,6 +66,7 @@ impl Selection {
 
 /// Why a corpus could not be written.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CorpusError {
     /// The archive has no archive id yet: nothing was harvested into it with this version.
     #[error("the archive has no archive id yet (harvest into it first)")]

@@ -13,7 +13,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(cli::EXIT_FAILED)
+            ExitCode::from(cli::exit_code(&e))
         }
     }
 }

@@ -82,6 +82,7 @@ pub struct Pwid {
 
 /// Why a string is not a PWID, or an archive id not usable in one.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PwidError {
     /// Neither `urn:pwid:` nor `pwid:`.
     #[error("a PWID starts with \"urn:pwid:\" (or the historical \"pwid:\")")]

@@ -10,9 +10,11 @@ use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
 
 use crate::cdxj::CdxjLine;
 use crate::surt::surt;
+use crate::warc::{RecordRef, RecordType};
 
 /// One harvested item: an OAI record of one endpoint and format, at one datestamp.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,7 +50,7 @@ pub struct Entry {
 pub struct Written {
     /// `WARC-Type`.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: RecordType,
     /// The WARC file (final name).
     pub file: String,
     /// Offset of the record's gzip member.
@@ -203,4 +205,53 @@ impl Ledger {
         }
         Ok(out)
     }
+}
+
+/// The [`RecordRef`] of a ledger record.
+pub fn record_ref(r: &Written) -> RecordRef {
+    let date = time::PrimitiveDateTime::parse(
+        &r.date,
+        time::macros::format_description!("[year][month][day][hour][minute][second]"),
+    )
+    .map(|d| d.assume_utc())
+    .unwrap_or(OffsetDateTime::UNIX_EPOCH);
+    RecordRef {
+        file_name: r.file.clone(),
+        offset: r.offset,
+        length: r.length,
+        record_id: r.id.clone(),
+        target_uri: Some(r.uri.clone()),
+        date,
+        payload_digest: r.digest.clone(),
+    }
+}
+
+/// The ledger form of a record just written.
+pub fn written(r: &RecordRef, kind: RecordType, mime: &str, indexed: bool) -> Written {
+    Written {
+        kind,
+        file: r.file_name.clone(),
+        offset: r.offset,
+        length: r.length,
+        id: r.record_id.clone(),
+        uri: r.target_uri.clone().unwrap_or_default(),
+        mime: mime.to_owned(),
+        digest: r.payload_digest.clone(),
+        date: timestamp14(r.date),
+        indexed,
+    }
+}
+
+/// `yyyyMMddHHmmss` in UTC.
+pub fn timestamp14(date: OffsetDateTime) -> String {
+    let d = date.to_offset(time::UtcOffset::UTC);
+    format!(
+        "{:04}{:02}{:02}{:02}{:02}{:02}",
+        d.year(),
+        u8::from(d.month()),
+        d.day(),
+        d.hour(),
+        d.minute(),
+        d.second()
+    )
 }

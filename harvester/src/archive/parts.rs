@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use time::macros::format_description;
 use time::PrimitiveDateTime;
 
-use super::{Entry, State, Written};
+use super::{ArchiveLayout, Entry, State, Written};
 use crate::cdxj::{CdxjError, CdxjIndex};
 use crate::pwid::Pwid;
 use crate::surt::surt;
-use crate::warc::read_record;
+use crate::warc::{read_record, RecordType};
 
 /// One archived part: a `resource` or `revisit` record of a harvested item.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub fn parts_of(entry: &Entry, archive_id: &str) -> Vec<Part> {
     entry
         .records
         .iter()
-        .filter(|r| r.kind == "resource" || r.kind == "revisit")
+        .filter(|r| matches!(r.kind, RecordType::Resource | RecordType::Revisit))
         .filter_map(|r| {
             let at = parse14(&r.date)?;
             let pwid = Pwid::part(archive_id, at, &r.uri).ok()?;
@@ -42,7 +42,7 @@ pub fn parts_of(entry: &Entry, archive_id: &str) -> Vec<Part> {
 
 /// Every ledger entry of the archive at `dir`, one at a time.
 pub fn entries(dir: &Path) -> io::Result<impl Iterator<Item = io::Result<Entry>>> {
-    let file = File::open(dir.join("ledger.jsonl"))?;
+    let file = File::open(ArchiveLayout::new(dir).ledger())?;
     Ok(BufReader::new(file).lines().filter_map(|line| match line {
         Ok(l) if l.trim().is_empty() => None,
         Ok(l) => Some(serde_json::from_str(&l).map_err(io::Error::other)),
@@ -52,11 +52,12 @@ pub fn entries(dir: &Path) -> io::Result<impl Iterator<Item = io::Result<Entry>>
 
 /// The archive id stored in the archive at `dir`, if a harvest has set it.
 pub fn stored_archive_id(dir: &Path) -> io::Result<Option<String>> {
-    Ok(State::load(&dir.join("state.json"))?.archive_id)
+    Ok(State::load(&ArchiveLayout::new(dir).state())?.archive_id)
 }
 
 /// Why a PWID did not resolve.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ResolveError {
     /// The PWID names another archive.
     #[error("the PWID names the archive {asked:?}; this archive is {have:?}")]
@@ -128,7 +129,7 @@ fn find(dir: &Path, uri: &str, time: &str) -> Result<Resolved, ResolveError> {
         time: time.to_owned(),
     };
     let key = surt(uri).map_err(|_| not_found())?;
-    let index = CdxjIndex::open(dir.join("index.cdxj"));
+    let index = CdxjIndex::open(ArchiveLayout::new(dir).index());
     let lines: Vec<_> = index
         .lookup(&key)?
         .into_iter()
@@ -138,7 +139,9 @@ fn find(dir: &Path, uri: &str, time: &str) -> Result<Resolved, ResolveError> {
     match lines.as_slice() {
         [] => Err(not_found()),
         [line] => Ok(Resolved {
-            file: dir.join("warcs").join(field(line, "filename")),
+            file: ArchiveLayout::new(dir)
+                .warcs()
+                .join(field(line, "filename")),
             offset: field(line, "offset").parse().unwrap_or_default(),
             length: field(line, "length").parse().unwrap_or_default(),
             mime: field(line, "mime"),

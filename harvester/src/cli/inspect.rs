@@ -1,15 +1,16 @@
 //! `inspect endpoint` and `inspect archive`.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::Subcommand;
 use std::io::Write as _;
 
-use modoai_harvester::archive::{entries, parts_of, Archive, ArchiveOptions, Entry};
+use modoai_harvester::archive::{
+    entries, parts_of, Archive, ArchiveLayout, ArchiveOptions, ArchiveReport, HarvestReport,
+    ListReport,
+};
 use modoai_harvester::harvest::endpoint;
-use serde::Serialize;
 use tokio::runtime::Runtime;
 
 use super::ClientArgs;
@@ -97,99 +98,11 @@ fn show_endpoint(
     Ok(())
 }
 
-/// One list's figures in an archive.
-#[derive(Debug, Default, Serialize)]
-struct ListReport {
-    endpoint: String,
-    prefix: String,
-    items: u64,
-    deleted: u64,
-    bytes: u64,
-    records: BTreeMap<String, u64>,
-    fixity_errors: u64,
-    first_harvested: Option<String>,
-    last_harvested: Option<String>,
-}
-
-#[derive(Debug, Serialize)]
-struct Report {
-    archive: String,
-    archive_id: String,
-    warc_files: u64,
-    warc_bytes: u64,
-    index_lines: u64,
-    lists: Vec<ListReport>,
-    harvests: Vec<serde_json::Value>,
-}
-
-fn show_archive(dir: &std::path::Path, json: bool) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        dir.join("ledger.jsonl").exists(),
-        "{} is not an archive (no ledger.jsonl)",
-        dir.display()
-    );
-    // Opening takes the lock and finishes an interrupted run, so the figures are consistent.
+fn show_archive(dir: &Path, json: bool) -> anyhow::Result<()> {
+    ArchiveLayout::new(dir).require_ledger()?;
     let archive = Archive::open(dir, ArchiveOptions::default())
         .with_context(|| format!("cannot open the archive {}", dir.display()))?;
-    let mut lists: BTreeMap<(String, String), ListReport> = BTreeMap::new();
-    let ledger = std::fs::read_to_string(dir.join("ledger.jsonl"))?;
-    for line in ledger.lines() {
-        let e: Entry = serde_json::from_str(line)?;
-        let r = lists
-            .entry((e.endpoint.clone(), e.prefix.clone()))
-            .or_insert_with(|| ListReport {
-                endpoint: e.endpoint.clone(),
-                prefix: e.prefix.clone(),
-                ..ListReport::default()
-            });
-        r.items += 1;
-        r.deleted += u64::from(e.deleted);
-        r.bytes += e.bytes;
-        r.fixity_errors += e.fixity_errors.len() as u64;
-        for w in &e.records {
-            *r.records.entry(w.kind.clone()).or_default() += 1;
-        }
-        if r.first_harvested.is_none() {
-            r.first_harvested = Some(e.harvested.clone());
-        }
-        r.last_harvested = Some(e.harvested.clone());
-    }
-    let (mut warc_files, mut warc_bytes) = (0, 0);
-    for e in std::fs::read_dir(dir.join("warcs"))?.flatten() {
-        if e.file_name().to_string_lossy().ends_with(".warc.gz") {
-            warc_files += 1;
-            warc_bytes += e.metadata()?.len();
-        }
-    }
-    let index_lines = std::fs::read_to_string(dir.join("index.cdxj"))
-        .map(|t| t.lines().count() as u64)
-        .unwrap_or(0);
-    let mut harvests = Vec::new();
-    for l in archive.state().lists.values() {
-        for run in &l.runs {
-            harvests.push(serde_json::json!({
-                "endpoint": l.key.endpoint, "prefix": l.key.prefix, "set": l.key.set,
-                "started": run.started, "finished": run.finished, "from": run.from, "until": run.until,
-                "archived": run.archived, "skipped": run.skipped, "bytes": run.bytes, "pages": run.pages,
-                "outcome": run.outcome,
-            }));
-        }
-        if let Some(r) = &l.running {
-            harvests.push(serde_json::json!({
-                "endpoint": l.key.endpoint, "prefix": l.key.prefix, "set": l.key.set,
-                "started": r.started, "outcome": format!("interrupted after {} pages; run the harvest again to continue", r.pages),
-            }));
-        }
-    }
-    let report = Report {
-        archive: dir.display().to_string(),
-        archive_id: archive.archive_id().to_owned(),
-        warc_files,
-        warc_bytes,
-        index_lines,
-        lists: lists.into_values().collect(),
-        harvests,
-    };
+    let report = ArchiveReport::read(&archive)?;
     drop(archive);
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -199,53 +112,72 @@ fn show_archive(dir: &std::path::Path, json: bool) -> anyhow::Result<()> {
         "archive {} (PWID archive id {}): {} WARC files, {:.2} MB, {} index lines",
         report.archive,
         report.archive_id,
-        warc_files,
-        warc_bytes as f64 / 1e6,
-        index_lines
+        report.warc_files,
+        report.warc_bytes as f64 / 1e6,
+        report.index_lines
     );
     for l in &report.lists {
-        let records: Vec<String> = l.records.iter().map(|(k, v)| format!("{v} {k}")).collect();
-        println!(
-            "  {} ({}): {} items ({} deleted), {:.2} MB payload, records: {}; harvested {} .. {}{}",
-            l.endpoint,
-            l.prefix,
-            l.items,
-            l.deleted,
-            l.bytes as f64 / 1e6,
-            records.join(", "),
-            l.first_harvested.as_deref().unwrap_or("?"),
-            l.last_harvested.as_deref().unwrap_or("?"),
-            if l.fixity_errors > 0 {
-                format!(", {} FIXITY MISMATCHES", l.fixity_errors)
-            } else {
-                String::new()
-            }
-        );
+        println!("  {}", list_line(l));
     }
     println!("harvests:");
     for h in &report.harvests {
-        println!(
-            "  {} {} {}: started {}, {}",
-            h["endpoint"].as_str().unwrap_or(""),
-            h["prefix"].as_str().unwrap_or(""),
-            h["set"].as_str().unwrap_or("-"),
-            h["started"].as_str().unwrap_or(""),
-            match h["archived"].as_u64() {
-                Some(n) => format!(
-                    "{n} archived, {} skipped, {} pages: {}",
-                    h["skipped"],
-                    h["pages"],
-                    h["outcome"].as_str().unwrap_or("")
-                ),
-                None => h["outcome"].as_str().unwrap_or("").to_owned(),
-            }
-        );
+        println!("  {}", harvest_line(h));
     }
     Ok(())
 }
 
+fn list_line(l: &ListReport) -> String {
+    let records: Vec<String> = l.records.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    format!(
+        "{} ({}): {} items ({} deleted), {:.2} MB payload, records: {}; harvested {} .. {}{}",
+        l.endpoint,
+        l.prefix,
+        l.items,
+        l.deleted,
+        l.bytes as f64 / 1e6,
+        records.join(", "),
+        l.first_harvested.as_deref().unwrap_or("?"),
+        l.last_harvested.as_deref().unwrap_or("?"),
+        if l.fixity_errors > 0 {
+            format!(", {} FIXITY MISMATCHES", l.fixity_errors)
+        } else {
+            String::new()
+        }
+    )
+}
+
+fn harvest_line(h: &HarvestReport) -> String {
+    match h {
+        HarvestReport::Finished {
+            endpoint,
+            prefix,
+            set,
+            started,
+            archived,
+            skipped,
+            pages,
+            outcome,
+            ..
+        } => format!(
+            "{endpoint} {prefix} {}: started {started}, {archived} archived, {skipped} skipped, \
+             {pages} pages: {outcome}",
+            set.as_deref().unwrap_or("-")
+        ),
+        HarvestReport::Interrupted {
+            endpoint,
+            prefix,
+            set,
+            started,
+            outcome,
+        } => format!(
+            "{endpoint} {prefix} {}: started {started}, {outcome}",
+            set.as_deref().unwrap_or("-")
+        ),
+    }
+}
+
 /// One line (or JSON object) per archived part, read from the ledger one entry at a time.
-fn show_parts(dir: &std::path::Path, json: bool) -> anyhow::Result<()> {
+fn show_parts(dir: &Path, json: bool) -> anyhow::Result<()> {
     let archive = Archive::open(dir, ArchiveOptions::default())
         .with_context(|| format!("cannot open the archive {}", dir.display()))?;
     let id = archive.archive_id().to_owned();

@@ -29,7 +29,9 @@ use modoai_harvester::harvest::{HarvestOptions, Harvester, Quiet, Summary};
 use serde::Deserialize;
 use tokio::runtime::Runtime;
 
-use super::{check_date, summary, ClientArgs, WarcArgs, EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS};
+use super::{
+    check_date, summary, usage, ClientArgs, WarcArgs, EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS,
+};
 
 #[derive(Debug, Args)]
 pub(crate) struct ListArgs {
@@ -126,9 +128,13 @@ fn entry(file: &Path, n: usize, table: toml::Table) -> anyhow::Result<Entry> {
 }
 
 pub(crate) fn run(runtime: &Runtime, args: ListArgs, quiet: bool) -> anyhow::Result<u8> {
-    anyhow::ensure!(args.jobs >= 1, "--jobs must be at least 1");
+    if args.jobs == 0 {
+        return Err(usage("--jobs must be at least 1"));
+    }
     let mut groups: BTreeMap<PathBuf, Vec<HarvestOptions>> = BTreeMap::new();
-    for (archive, options) in read(&args.file)? {
+    // Every endpoint of the list is checked before any archive is opened.
+    let lists = read(&args.file).map_err(|e| usage(format!("{e:#}")))?;
+    for (archive, options) in lists {
         groups.entry(archive).or_default().push(options);
     }
     let client = args.client.client()?;
@@ -140,7 +146,10 @@ pub(crate) fn run(runtime: &Runtime, args: ListArgs, quiet: bool) -> anyhow::Res
             let (client, handle, jobs) = (client.clone(), handle.clone(), jobs.clone());
             let warc = args.warc.clone();
             tasks.push(tokio::spawn(async move {
-                let _slot = jobs.acquire_owned().await?;
+                let _slot = jobs
+                    .acquire_owned()
+                    .await
+                    .expect("the jobs semaphore is never closed");
                 tokio::task::spawn_blocking(move || group(&archive, &warc, lists, client, handle))
                     .await?
             }));

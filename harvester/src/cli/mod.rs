@@ -13,25 +13,39 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
-use modoai_harvester::archive::{Archive, ArchiveOptions};
+use modoai_harvester::archive::{Archive, ArchiveError, ArchiveOptions, NotAnArchive};
 use modoai_harvester::client::{Client, ClientConfig};
 use modoai_harvester::harvest::{HarvestOptions, Harvester};
 use modoai_protocol::Datestamp;
 
-/// Harvest completed; every item archived and verified.
+/// Done: harvested to the end, found, written.
 pub(crate) const EXIT_OK: u8 = 0;
-/// The harvest stopped early (the endpoint failed, a page stayed broken, the archive failed).
+/// The command ran but stopped early or found nothing (the endpoint failed, a page stayed
+/// broken, the archive is in use, a lookup had no match).
 pub(crate) const EXIT_FAILED: u8 = 1;
-/// The list was harvested to its end, but some items were not archived or failed fixity.
+/// Bad usage, arguments or configuration: nothing was done.
+pub(crate) const EXIT_USAGE: u8 = 2;
+/// Done, but with problems it reports: items not archived or failing fixity.
 pub(crate) const EXIT_PROBLEMS: u8 = 3;
 
+/// The exit codes, as `--help` lists them.
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  done: the list was harvested to its end, the lookup found its answer
+  1  the command ran but stopped early or found nothing (see the message; run the same
+     harvest again to continue from the last completed page)
+  2  bad usage, arguments or configuration: nothing was done
+  3  done, but some items were not archived or failed a fixity check (recorded in the archive)";
+
 /// Harvests OAI-PMH 2.0 endpoints into WARC 1.1 archives with a CDXJ index.
-///
-/// Exit codes: 0 complete; 1 stopped early (see the message; run the same command again to
-/// continue); 2 bad arguments; 3 complete, but some items were not archived or failed a fixity
-/// check (recorded in the archive).
 #[derive(Debug, Parser)]
-#[command(name = "modoai-harvester", version, about, long_about = None)]
+#[command(
+    name = "modoai-harvester",
+    version,
+    about,
+    long_about = None,
+    after_help = EXIT_CODES
+)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -75,10 +89,9 @@ pub(crate) struct ClientArgs {
 
 impl ClientArgs {
     pub(crate) fn client(&self) -> anyhow::Result<Client> {
-        anyhow::ensure!(
-            self.delay.is_finite() && self.delay >= 0.0,
-            "--delay must be a number of seconds"
-        );
+        if !(self.delay.is_finite() && self.delay >= 0.0) {
+            return Err(usage("--delay must be a number of seconds"));
+        }
         let mut config = ClientConfig::default()
             .delay(Duration::from_secs_f64(self.delay))
             .max_retries(self.retries);
@@ -150,6 +163,39 @@ impl WarcArgs {
     }
 }
 
+/// A mistake in the command line or in a file it names: nothing was done ([`EXIT_USAGE`]).
+#[derive(Debug)]
+pub(crate) struct Usage(String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+/// A [`Usage`] error with this message.
+pub(crate) fn usage(message: impl Into<String>) -> anyhow::Error {
+    Usage(message.into()).into()
+}
+
+/// The exit code of a command that failed with `error`: [`EXIT_USAGE`] for a mistake in the
+/// command (its arguments, a folder that is no archive, a file that is no harvest list, an
+/// archive id the archive does not have), else [`EXIT_FAILED`].
+pub(crate) fn exit_code(error: &anyhow::Error) -> u8 {
+    let is_usage = error.chain().any(|e| {
+        e.is::<Usage>()
+            || e.is::<NotAnArchive>()
+            || matches!(e.downcast_ref(), Some(ArchiveError::ArchiveId(_)))
+    });
+    if is_usage {
+        EXIT_USAGE
+    } else {
+        EXIT_FAILED
+    }
+}
+
 pub(crate) fn init_logging(quiet: bool) {
     let default = if quiet { "error" } else { "warn" };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -188,11 +234,9 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// mistyped date is a mistake in the command, not a harvest to continue.
 pub(crate) fn check_date(name: &str, value: Option<&str>) -> anyhow::Result<()> {
     match value {
-        Some(v) if Datestamp::parse_request(v).is_none() => {
-            anyhow::bail!(
-                "{name} {v:?} is not a date of the form YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ"
-            )
-        }
+        Some(v) if Datestamp::parse_request(v).is_none() => Err(usage(format!(
+            "{name} {v:?} is not a date of the form YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ"
+        ))),
         _ => Ok(()),
     }
 }

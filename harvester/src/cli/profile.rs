@@ -5,9 +5,10 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
+use modoai_harvester::archive::ArchiveLayout;
 use modoai_harvester::profile::{self, CompactOptions, Header, Stats};
 
-use super::{EXIT_FAILED, EXIT_OK};
+use super::{usage, EXIT_FAILED, EXIT_OK};
 
 /// `profile --archive DIR --out FILE`, or `profile compact|lookup …`.
 #[derive(Debug, Args)]
@@ -69,10 +70,9 @@ pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             host_factor,
             path_factor,
         }) => {
-            anyhow::ensure!(
-                host_factor > 0.0 && path_factor > 0.0,
-                "--host-factor and --path-factor must be positive"
-            );
+            if !(host_factor > 0.0 && path_factor > 0.0) {
+                return Err(usage("--host-factor and --path-factor must be positive"));
+            }
             let options = CompactOptions::default()
                 .host_factor(host_factor)
                 .path_factor(path_factor);
@@ -103,14 +103,13 @@ pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
                 name,
             } = args.generate;
             let (Some(archive), Some(out)) = (archive, out) else {
-                anyhow::bail!("profile needs --archive DIR and --out FILE (or: profile compact | profile lookup)");
+                return Err(usage(
+                    "profile needs --archive DIR and --out FILE (or: profile compact | profile lookup)",
+                ));
             };
-            let index = archive.join("index.cdxj");
-            anyhow::ensure!(
-                index.exists(),
-                "{} is not an archive (no index.cdxj)",
-                archive.display()
-            );
+            let layout = ArchiveLayout::new(&archive);
+            layout.require_index()?;
+            let index = layout.index();
             let archive_id = modoai_harvester::archive::stored_archive_id(&archive)?;
             let header = Header {
                 id: id.or(archive_id).unwrap_or_default(),

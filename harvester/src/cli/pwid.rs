@@ -7,15 +7,12 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
-use modoai_harvester::archive::{extract, resolve, ResolveError};
+use modoai_harvester::archive::{extract, resolve, ArchiveLayout, ResolveError};
 use modoai_harvester::corpus::{write_corpus, Selection};
 use modoai_harvester::pwid::Pwid;
 use modoai_protocol::Datestamp;
 
-use super::{EXIT_FAILED, EXIT_OK};
-
-/// Bad arguments: a malformed PWID, or one of another archive.
-const EXIT_USAGE: u8 = 2;
+use super::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum PwidCommand {
@@ -72,11 +69,7 @@ pub(crate) fn run(cmd: PwidCommand) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
-    anyhow::ensure!(
-        archive.join("index.cdxj").exists(),
-        "{} is not an archive (no index.cdxj)",
-        archive.display()
-    );
+    ArchiveLayout::new(&archive).require_index()?;
     let found = match resolve(&archive, &pwid) {
         Ok(found) => found,
         Err(e @ ResolveError::OtherArchive { .. }) => {
@@ -139,11 +132,7 @@ pub(crate) fn corpus(args: CorpusArgs) -> anyhow::Result<ExitCode> {
         from: date("--from", &args.from, false)?,
         until: date("--until", &args.until, true)?,
     };
-    anyhow::ensure!(
-        args.archive.join("ledger.jsonl").exists(),
-        "{} is not an archive (no ledger.jsonl)",
-        args.archive.display()
-    );
+    ArchiveLayout::new(&args.archive).require_ledger()?;
     let out: Box<dyn Write> = if args.out.as_os_str() == "-" {
         Box::new(io::stdout().lock())
     } else {

@@ -38,7 +38,7 @@ pub struct ClientConfig {
     pub retry_after_max: Duration,
     /// The minimum pause between the end of one request to a host and the start of the next.
     pub delay: Duration,
-    /// Requests in flight at once to one host (authority: host and port).
+    /// Requests in flight at once to one host (authority: host and port); at least 1.
     pub per_host: usize,
     /// The longest wait for a TCP connection.
     pub connect_timeout: Duration,
@@ -104,9 +104,14 @@ impl ClientConfig {
         self
     }
 
-    /// Sets how many requests may be in flight to one host; 0 counts as 1. Defaults to 1.
+    /// Sets how many requests may be in flight to one host. Defaults to 1.
+    ///
+    /// # Panics
+    ///
+    /// If `requests` is 0: no request could ever start.
     pub fn per_host(mut self, requests: usize) -> Self {
-        self.per_host = requests.max(1);
+        assert!(requests > 0, "ClientConfig::per_host must be at least 1");
+        self.per_host = requests;
         self
     }
 

@@ -34,7 +34,8 @@ pub(crate) struct HostPermit {
 
 impl Hosts {
     pub(crate) fn new(per_host: usize, delay: Duration) -> Self {
-        let per_host = per_host.max(1);
+        // A semaphore of no permits would make every request wait forever.
+        assert!(per_host > 0, "ClientConfig::per_host must be at least 1");
         Self {
             hosts: Mutex::default(),
             per_host,

@@ -80,7 +80,7 @@ impl Facts {
             match event {
                 (ResolveResult::Bound(ns), ref ev @ (Event::Start(_) | Event::Empty(_))) => {
                     let (Event::Start(e) | Event::Empty(e)) = ev else {
-                        unreachable!()
+                        unreachable!("the outer match admits only Start and Empty")
                     };
                     let empty = matches!(ev, Event::Empty(_));
                     let uri = String::from_utf8_lossy(ns.0).into_owned();

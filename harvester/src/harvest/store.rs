@@ -6,10 +6,11 @@ use std::io::{self, Write};
 use time::OffsetDateTime;
 
 use super::facts::Facts;
+use super::fixity::{self, Fixity};
 use crate::archive::{written, Archive, ArchiveError, Entry, Written};
 use crate::parse::Header;
 use crate::pwid::Pwid;
-use crate::warc::{warc_date, RecordRef, Spool, WarcFields, Writer};
+use crate::warc::{warc_date, RecordRef, RecordType, Spool, WarcFields, Writer};
 
 /// One payload to archive as a `resource`.
 #[derive(Debug)]
@@ -52,8 +53,13 @@ impl Item<'_> {
         let mut fixity_errors = Vec::new();
         let mut checks = Vec::new();
         for p in &self.payloads {
-            for check in fixity(&self.facts, p, self.payloads.len() == 1) {
-                if check.starts_with("MISMATCH") {
+            for check in fixity::checks(
+                &self.facts,
+                p.md5.as_deref(),
+                p.bytes.len(),
+                self.payloads.len() == 1,
+            ) {
+                if check.is_mismatch() {
                     tracing::warn!(identifier = %self.header.identifier, target = %p.target_uri, "fixity: {check}");
                     fixity_errors.push(format!("{}: {check}", p.target_uri));
                 }
@@ -135,7 +141,7 @@ struct Group<'a> {
     xml: Option<Spool>,
     payloads: Vec<Payload>,
     originals: Vec<Option<RecordRef>>,
-    checks: &'a [(String, String)],
+    checks: &'a [(String, Fixity)],
 }
 
 fn write_group(w: &mut Writer, date: OffsetDateTime, g: Group<'_>) -> io::Result<Vec<Written>> {
@@ -146,12 +152,12 @@ fn write_group(w: &mut Writer, date: OffsetDateTime, g: Group<'_>) -> io::Result
         let r = match original {
             Some(orig) => {
                 let r = w.write_revisit(&p.target_uri, date, &orig, &[])?;
-                out.push(written(&r, "revisit", "warc/revisit", true));
+                out.push(written(&r, RecordType::Revisit, "warc/revisit", true));
                 r
             }
             None => {
                 let r = w.finish_payload(&p.target_uri, &p.mime, date, &[], p.bytes)?;
-                out.push(written(&r, "resource", &p.mime, true));
+                out.push(written(&r, RecordType::Resource, &p.mime, true));
                 r
             }
         };
@@ -165,11 +171,11 @@ fn write_group(w: &mut Writer, date: OffsetDateTime, g: Group<'_>) -> io::Result
         if is_didl {
             let about = described.first().map(|(r, _)| r);
             let r = w.write_metadata_payload(g.get_record, "application/xml", date, about, xml)?;
-            out.push(written(&r, "metadata", "application/xml", true));
+            out.push(written(&r, RecordType::Metadata, "application/xml", true));
             xml_record = Some(r);
         } else {
             let r = xml_resource(w, g.get_record, date, xml)?;
-            out.push(written(&r, "resource", "application/xml", true));
+            out.push(written(&r, RecordType::Resource, "application/xml", true));
             described.push((r, "metadata".into()));
         }
     }
@@ -202,7 +208,12 @@ fn write_group(w: &mut Writer, date: OffsetDateTime, g: Group<'_>) -> io::Result
                 None,
                 spool,
             )?;
-            out.push(written(&r, "metadata", "application/warc-fields", false));
+            out.push(written(
+                &r,
+                RecordType::Metadata,
+                "application/warc-fields",
+                false,
+            ));
         }
         Some(_) => {
             for (i, (r, source)) in described.iter().enumerate() {
@@ -213,17 +224,22 @@ fn write_group(w: &mut Writer, date: OffsetDateTime, g: Group<'_>) -> io::Result
                 };
                 f.field("payload-source", source)?;
                 if let Some(uri) = &r.target_uri {
-                    // archive.md §6: a harvested file is a `part`, at its capture time.
+                    // PWID coverage: a harvested file is a `part`, named at its capture time.
                     let pwid = Pwid::part(g.archive_id, date, uri).map_err(io::Error::other)?;
                     f.field("pwid", &pwid.to_string())?;
                 }
                 for (target, check) in g.checks {
                     if r.target_uri.as_deref() == Some(target.as_str()) {
-                        f.field("fixity", check)?;
+                        f.field("fixity", &check.to_string())?;
                     }
                 }
                 let m = w.write_metadata(r, &f, &[])?;
-                out.push(written(&m, "metadata", "application/warc-fields", false));
+                out.push(written(
+                    &m,
+                    RecordType::Metadata,
+                    "application/warc-fields",
+                    false,
+                ));
             }
         }
     }
@@ -293,38 +309,6 @@ fn crate_fields(fields: &mut WarcFields, facts: &Facts) -> io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// The fixity checks that apply to a payload: the CRATE's `md5` plugin and the HTTP
-/// `Content-Length`, for a record's only payload.
-fn fixity(facts: &Facts, p: &Payload, only: bool) -> Vec<String> {
-    let mut out = Vec::new();
-    if !only {
-        return out;
-    }
-    if let (Some(expected), Some(actual)) = (facts.plugin_text("md5"), p.md5.as_deref()) {
-        let expected = expected
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        out.push(if expected == actual {
-            format!("md5 ok {actual}")
-        } else {
-            format!("MISMATCH md5 expected {expected} computed {actual}")
-        });
-    }
-    if let Some(len) = facts
-        .http_header("content-length")
-        .and_then(|v| v.trim().parse::<u64>().ok())
-    {
-        out.push(if len == p.bytes.len() {
-            format!("length ok {len}")
-        } else {
-            format!("MISMATCH length expected {len} received {}", p.bytes.len())
-        });
-    }
-    out
 }
 
 /// Control characters (CR, LF, …) as spaces: a WARC field is one line.

@@ -15,36 +15,79 @@ use quick_xml::events::attributes::Attribute;
 use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::NsReader;
 
-use super::xml::MAX_DEPTH;
 use super::ParseError;
 
-/// Reads one event, checks its characters and keeps count of the open elements.
-///
-/// `skipped` counts the bytes read past quick-xml (Base64 text, see `xml::resource`): quick-xml's
-/// own offsets lack them.
-pub(crate) fn read<'b, R: BufRead>(
-    reader: &mut NsReader<R>,
-    buf: &'b mut Vec<u8>,
-    depth: &mut usize,
+/// How deep elements may nest. quick-xml counts namespace scopes in a `u16`, which overflows at
+/// 65,536 levels; real pages stay below a few dozen.
+pub(crate) const MAX_DEPTH: usize = 4096;
+
+/// quick-xml's `NsReader` with the checks it leaves to its caller.
+pub(crate) struct CheckedReader<R> {
+    reader: NsReader<R>,
+    /// Open elements, counted here so that [`MAX_DEPTH`] is enforced before quick-xml's counter.
+    depth: usize,
+    /// Bytes read from the underlying reader past quick-xml (Base64 text, see `xml::resource`),
+    /// which quick-xml's offsets do not count.
     skipped: u64,
-) -> Result<Event<'b>, ParseError> {
-    let start = reader.buffer_position() + skipped;
-    let event = reader
-        .read_event_into(buf)
-        .map_err(|e| reader_error(e, reader, skipped))?;
-    check_event(&event, start)?;
-    match event {
-        Event::Start(_) if *depth == MAX_DEPTH => {
-            return Err(ParseError::TooDeep {
-                position: start,
-                limit: MAX_DEPTH,
-            });
+}
+
+impl<R> CheckedReader<R> {
+    pub(crate) fn new(reader: NsReader<R>) -> Self {
+        CheckedReader {
+            reader,
+            depth: 0,
+            skipped: 0,
         }
-        Event::Start(_) => *depth += 1,
-        Event::End(_) => *depth = depth.saturating_sub(1),
-        _ => {}
     }
-    Ok(event)
+
+    /// Bytes consumed so far.
+    pub(crate) fn position(&self) -> u64 {
+        self.reader.buffer_position() + self.skipped
+    }
+
+    /// The reader, for name resolution.
+    pub(crate) fn ns_reader(&self) -> &NsReader<R> {
+        &self.reader
+    }
+
+    /// The underlying reader, to read past quick-xml; the bytes taken go to [`Self::skip`].
+    pub(crate) fn get_mut(&mut self) -> &mut R {
+        self.reader.get_mut()
+    }
+
+    /// Counts `n` bytes consumed from [`Self::get_mut`] behind quick-xml's back.
+    pub(crate) fn skip(&mut self, n: usize) {
+        self.skipped += n as u64;
+    }
+
+    pub(crate) fn into_inner(self) -> R {
+        self.reader.into_inner()
+    }
+}
+
+impl<R: BufRead> CheckedReader<R> {
+    /// Reads one event, checks its characters and keeps count of the open elements.
+    pub(crate) fn read<'b>(&mut self, buf: &'b mut Vec<u8>) -> Result<Event<'b>, ParseError> {
+        let skipped = self.skipped;
+        let start = self.position();
+        let event = self
+            .reader
+            .read_event_into(buf)
+            .map_err(|e| reader_error(e, &mut self.reader, skipped))?;
+        check_event(&event, start)?;
+        match event {
+            Event::Start(_) if self.depth == MAX_DEPTH => {
+                return Err(ParseError::TooDeep {
+                    position: start,
+                    limit: MAX_DEPTH,
+                });
+            }
+            Event::Start(_) => self.depth += 1,
+            Event::End(_) => self.depth = self.depth.saturating_sub(1),
+            _ => {}
+        }
+        Ok(event)
+    }
 }
 
 fn reader_error<R: BufRead>(

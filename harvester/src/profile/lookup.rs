@@ -20,7 +20,7 @@ pub struct Hit {
     pub distance: usize,
 }
 
-/// The keys that cover `surt`, most specific first (archive.md §5.4), as the reference generates
+/// The keys that cover `surt`, most specific first, as the reference generates
 /// them: the query dropped, then the key itself, its path wildcards up to the host, then the host
 /// wildcards up to the TLD. `*` alone is never generated.
 ///
@@ -59,7 +59,8 @@ pub fn lookup_keys(surt: &str) -> Vec<String> {
 ///
 /// Each candidate key is a binary search over byte offsets (`O(log n)` seeks); the file is never
 /// read whole. Header lines (`!…`) sort before every key and never match. Unlike the reference
-/// tool, the first line and the end of the file are handled (archive.md §5.4 lists its bugs).
+/// tool, the first line and the end of the file are handled (its binary search never re-checks
+/// the first line, and its `readline()` at the end of the file raises a ValueError).
 pub fn lookup(path: &Path, uri: &str) -> Result<Option<Hit>, ProfileError> {
     let key = if uri.contains(')') {
         uri.to_owned()
@@ -97,7 +98,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_of_archive_md() {
+    fn keys_of_the_reference_example() {
         assert_eq!(
             lookup_keys("com,cnn)/news/a/b/c"),
             [

@@ -39,6 +39,7 @@ pub use lookup::{lookup, lookup_keys, Hit};
 
 /// Why a profile could not be made or read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ProfileError {
     /// Reading or writing a file failed.
     #[error(transparent)]

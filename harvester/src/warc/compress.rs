@@ -1,6 +1,6 @@
 //! Per-record compression choice: one gzip member per record (WARC 1.1 Annex D), deflated fast
-//! when it pays, stored when the payload is already compressed (shared tools.md §7: deflate of
-//! incompressible bytes runs at ~30 MB/s and grows them; stored runs at ~1.8 GB/s).
+//! when it pays, stored when the payload is already compressed (deflate of incompressible bytes runs at
+//! ~30 MB/s and grows them; stored runs at ~1.8 GB/s).
 
 use std::io::{self, Write};
 

@@ -1,8 +1,9 @@
 //! WARC 1.1 record headers (§4–§6): field validation, `application/warc-fields` blocks and the
 //! references the writer hands back.
 
-use std::io;
+use std::{fmt, io};
 
+use serde::{Deserialize, Serialize};
 use time::macros::format_description;
 use time::{OffsetDateTime, UtcOffset};
 
@@ -10,8 +11,9 @@ use time::{OffsetDateTime, UtcOffset};
 pub const IDENTICAL_PAYLOAD_DIGEST: &str =
     "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest";
 
-/// The record types this writer emits (§6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The record types this writer emits (§6). Serialised as the `WARC-Type` value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum RecordType {
     /// Describes the records that follow; first in every file.
     Warcinfo,
@@ -32,6 +34,19 @@ impl RecordType {
             Self::Metadata => "metadata",
             Self::Revisit => "revisit",
         }
+    }
+}
+
+impl fmt::Display for RecordType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Compares with a `WARC-Type` value, as `http::Method` compares with `&str`.
+impl PartialEq<&str> for RecordType {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
     }
 }
 

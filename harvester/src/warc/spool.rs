@@ -86,7 +86,8 @@ impl Spool {
     }
 
     /// Copies the spooled bytes into `out`, re-hashing them, so the digest and length in the
-    /// header are checked against the bytes actually written (STYLE.md 21).
+    /// header are checked against the bytes actually written (WARC 1.1 §5.8, §5.9: digests of the block
+    /// as stored).
     pub(crate) fn copy_into(&mut self, out: &mut dyn Write) -> io::Result<()> {
         let mut check = Hasher::new();
         match &mut self.file {

@@ -48,14 +48,14 @@ impl WriterConfig {
     }
 
     /// Once a record takes a file to this size or past it, the next record goes to a new file;
-    /// records are never split. Defaults to 1 GB (Annex C).
+    /// records are never split (so 0 means one record per file). Defaults to 1 GB (Annex C).
     pub fn max_file_size(mut self, bytes: u64) -> Self {
         self.max_file_size = bytes;
         self
     }
 
-    /// Payloads up to this many bytes are spooled in memory, larger ones in a temporary file.
-    /// Defaults to 1 MiB.
+    /// Payloads up to this many bytes are spooled in memory, larger ones in a temporary file
+    /// (0: every non-empty payload goes to a file). Defaults to 1 MiB.
     pub fn spool_threshold(mut self, bytes: usize) -> Self {
         self.spool_threshold = bytes;
         self
@@ -177,7 +177,7 @@ impl Writer {
     /// target URI and date, linked by `WARC-Refers-To` and `WARC-Concurrent-To`.
     ///
     /// Only warc-fields go under the described URI: with another type at the same URI and date,
-    /// pywb replays the metadata instead of the resource (shared archive.md §2).
+    /// pywb replays the metadata instead of the resource.
     pub fn write_metadata(
         &mut self,
         describes: &RecordRef,

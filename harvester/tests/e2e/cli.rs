@@ -187,7 +187,7 @@ fn harvest_list_rejects_unknown_keys_entries_without_url_and_bad_dates() {
     for (name, text, problem) in cases {
         let list = work.path().join(name);
         std::fs::write(&list, text).unwrap();
-        let (_, stderr) = expect(&harvester(&["harvest-list", path(&list)]), 1);
+        let (_, stderr) = expect(&harvester(&["harvest-list", path(&list)]), 2);
         assert!(stderr.contains(name), "{stderr}");
         assert!(stderr.contains("endpoint 2"), "{stderr}");
         assert!(stderr.contains(problem), "{stderr}");
@@ -275,7 +275,7 @@ fn bad_dates_are_rejected_naming_the_value() {
             flag,
             value,
         ]);
-        let (_, stderr) = expect(&out, 1);
+        let (_, stderr) = expect(&out, 2);
         assert!(stderr.contains(&format!("\"{value}\"")), "{stderr}");
         assert!(stderr.contains(flag), "{stderr}");
         // An argument error is no interrupted harvest: nothing to continue, no archive made.
@@ -511,10 +511,10 @@ fn inspect_archive_shows_an_interrupted_harvest() {
 }
 
 #[test]
-fn inspect_archive_of_a_folder_that_is_no_archive_exits_1() {
+fn inspect_archive_of_a_folder_that_is_no_archive_exits_2() {
     let work = tempfile::tempdir().unwrap();
     std::fs::write(work.path().join("notes.txt"), "not an archive").unwrap();
-    let (stdout, stderr) = expect(&harvester(&["inspect", "archive", path(work.path())]), 1);
+    let (stdout, stderr) = expect(&harvester(&["inspect", "archive", path(work.path())]), 2);
     assert!(stdout.is_empty(), "{stdout}");
     assert!(
         stderr.contains(&format!("{} is not an archive", work.path().display())),

@@ -164,7 +164,7 @@ async fn every_part_has_a_pwid_that_resolves_to_its_exact_bytes() {
                 "other.org",
                 "--quiet",
             ],
-            1,
+            2,
         );
         assert!(err.contains("cannot change"), "{err}");
     })
@@ -285,7 +285,7 @@ async fn corpus_definitions_select_parts_and_validate() {
                 "--out",
                 out.to_str().unwrap(),
             ],
-            1,
+            2,
         );
         assert!(err.contains("--from"), "{err}");
     })
@@ -323,7 +323,7 @@ async fn the_profile_of_a_harvest_covers_its_files() {
         assert!(out.contains(",* ") || out.contains("/* "), "a roll-up covers it: {out}");
         let (out, _) = run(&["profile", "lookup", small.to_str().unwrap(), "http://not.archived.example/"], 1);
         assert!(out.contains("no key"), "{out}");
-        run(&["profile", "--archive", &a], 1);
+        run(&["profile", "--archive", &a], 2);
     })
     .await;
     let entries = ledger(&archive);

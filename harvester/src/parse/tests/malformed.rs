@@ -1,7 +1,7 @@
 //! Input that must fail: cut short, bad characters, bad references, too deep.
 
-use super::super::xml::MAX_DEPTH;
 use super::*;
+use crate::parse::check::MAX_DEPTH;
 
 #[test]
 fn truncated_after_the_last_record() {

@@ -10,10 +10,10 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::PrefixDeclaration;
 use quick_xml::{NsReader, Writer};
 
-use super::super::check::{read, resolve_ref};
-use super::super::{MetadataSink, ParseError, ResourceInfo};
-use super::resource::{is_resource, resource_info};
+use super::didl::{is_resource, resource_info};
 use super::XmlSource;
+use crate::parse::check::resolve_ref;
+use crate::parse::{MetadataSink, ParseError, ResourceInfo};
 
 /// The size from which the XML copied so far is passed on.
 const PIECE: usize = 64 * 1024;
@@ -48,12 +48,7 @@ impl<R: BufRead> XmlSource<R> {
             let start = self.position();
             self.buf.clear();
             let mut base64 = None;
-            let event = match read(
-                &mut self.reader,
-                &mut self.buf,
-                &mut self.depth,
-                self.skipped,
-            )? {
+            let event = match self.reader.read(&mut self.buf)? {
                 Event::End(_) if depth == 0 => break,
                 Event::End(e) => {
                     depth -= 1;
@@ -62,13 +57,13 @@ impl<R: BufRead> XmlSource<R> {
                 Event::Start(e) => {
                     depth += 1;
                     base64 = out
-                        .resource(&self.reader, &e, start)?
+                        .resource(self.reader.ns_reader(), &e, start)?
                         .filter(ResourceInfo::is_base64);
-                    Event::Start(standalone(&self.reader, e, depth == 1))
+                    Event::Start(standalone(self.reader.ns_reader(), e, depth == 1))
                 }
                 Event::Empty(e) => {
-                    out.resource(&self.reader, &e, start)?;
-                    Event::Empty(standalone(&self.reader, e, depth == 0))
+                    out.resource(self.reader.ns_reader(), &e, start)?;
+                    Event::Empty(standalone(self.reader.ns_reader(), e, depth == 0))
                 }
                 Event::Text(t) if depth == 0 && t.iter().all(u8::is_ascii_whitespace) => continue,
                 Event::GeneralRef(r) => {
@@ -193,15 +188,15 @@ impl MetadataSink for Collect {
     }
 
     fn resource_start(&mut self, _: &ResourceInfo) -> io::Result<()> {
-        unreachable!("resources are copied as text")
+        unreachable!("copy_content copies with decode off, so no resource is ever announced")
     }
 
     fn resource_bytes(&mut self, _: &[u8]) -> io::Result<()> {
-        unreachable!("resources are copied as text")
+        unreachable!("copy_content copies with decode off, so no resource is ever announced")
     }
 
     fn resource_end(&mut self) -> io::Result<()> {
-        unreachable!("resources are copied as text")
+        unreachable!("copy_content copies with decode off, so no resource is ever announced")
     }
 }
 

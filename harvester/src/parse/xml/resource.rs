@@ -6,21 +6,18 @@
 //! tag, a CDATA section, a comment or a reference: then it is between markup
 //! (`ParseState::InsideText`) and has not looked at the next byte yet, so it carries on as if it
 //! had read the text itself. Its byte offsets miss what was read here, which
-//! [`XmlSource::skipped`] counts.
+//! `CheckedReader::skip` counts.
 
 use std::io::{self, BufRead};
 use std::sync::Arc;
 
-use modoai_protocol::ns;
-use quick_xml::events::{BytesStart, Event};
-use quick_xml::name::{Namespace, ResolveResult};
-use quick_xml::NsReader;
+use quick_xml::events::Event;
 
-use super::super::check::{read, resolve_ref};
-use super::super::decode::{base64_error, Base64Decoder};
-use super::super::{ParseError, ResourceInfo};
 use super::copy::Out;
-use super::{attributes, XmlSource};
+use super::XmlSource;
+use crate::parse::check::resolve_ref;
+use crate::parse::decode::{base64_error, Base64Decoder};
+use crate::parse::{ParseError, ResourceInfo};
 
 /// Takes text starting at a position and returns how many bytes it took.
 type Take<'a> = dyn FnMut(&[u8], u64) -> Result<usize, ParseError> + 'a;
@@ -39,12 +36,7 @@ impl<R: BufRead> XmlSource<R> {
             self.bypass(&mut |text, at| decoder.feed(text, at, &mut emit))?;
             let start = self.position();
             self.buf.clear();
-            match read(
-                &mut self.reader,
-                &mut self.buf,
-                &mut self.depth,
-                self.skipped,
-            )? {
+            match self.reader.read(&mut self.buf)? {
                 Event::End(e) => {
                     decoder.finish(start, &mut emit)?;
                     out.resource_end(start)?;
@@ -89,38 +81,10 @@ impl<R: BufRead> XmlSource<R> {
             let len = text.len();
             let used = take(text, at)?;
             self.reader.get_mut().consume(used);
-            self.skipped += used as u64;
+            self.reader.skip(used);
             if used < len {
                 return Ok(());
             }
         }
     }
-}
-
-/// True for a `didl:Resource` start tag, whatever its prefix.
-pub(super) fn is_resource<R>(reader: &NsReader<R>, e: &BytesStart<'_>) -> bool {
-    let (resolved, local) = reader.resolve_element(e.name());
-    local.as_ref() == b"Resource"
-        && matches!(resolved, ResolveResult::Bound(Namespace(uri)) if uri == ns::DIDL.as_bytes())
-}
-
-/// The attributes of the `index`th `didl:Resource`, whose start tag is at `position`.
-pub(super) fn resource_info(
-    e: &BytesStart<'_>,
-    index: usize,
-    position: u64,
-) -> Result<ResourceInfo, ParseError> {
-    let mut info = ResourceInfo {
-        index,
-        ..ResourceInfo::default()
-    };
-    for (name, value) in attributes(e, position)? {
-        match name.as_str() {
-            "mimeType" => info.mime_type = Some(value),
-            "ref" => info.reference = Some(value),
-            "encoding" => info.encoding = Some(value),
-            _ => {}
-        }
-    }
-    Ok(info)
 }

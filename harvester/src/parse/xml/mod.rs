@@ -2,6 +2,7 @@
 //! name, text with references resolved, every event checked by [`check`](super::check).
 
 mod copy;
+mod didl;
 mod resource;
 
 use std::io::BufRead;
@@ -11,7 +12,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::{Namespace, ResolveResult};
 use quick_xml::NsReader;
 
-use super::check::{attribute_value, decoded, read, resolve_ref, xml_error};
+use super::check::{attribute_value, decoded, resolve_ref, xml_error, CheckedReader};
 use super::ParseError;
 
 /// The namespace of an element.
@@ -69,25 +70,16 @@ pub(crate) enum Token {
     Eof,
 }
 
-/// How deep elements may nest. quick-xml counts namespace scopes in a `u16`, which overflows at
-/// 65,536 levels; real pages stay below a few dozen.
-pub(crate) const MAX_DEPTH: usize = 4096;
-
 /// The document being read.
 pub(crate) struct XmlSource<R> {
-    reader: NsReader<R>,
+    reader: CheckedReader<R>,
     buf: Vec<u8>,
-    /// Open elements, counted here so that [`MAX_DEPTH`] is enforced before quick-xml's counter.
-    depth: usize,
-    /// Bytes read from the underlying reader past quick-xml (Base64 text, see [`resource`]),
-    /// which quick-xml's offsets do not count.
-    skipped: u64,
 }
 
 impl<R> XmlSource<R> {
     /// Bytes consumed so far.
     pub(crate) fn position(&self) -> u64 {
-        self.reader.buffer_position() + self.skipped
+        self.reader.position()
     }
 
     /// The capacity of the event buffer, which bounds the memory a page takes.
@@ -100,10 +92,8 @@ impl<R> XmlSource<R> {
 impl<R: BufRead> XmlSource<R> {
     pub(crate) fn new(reader: R) -> Self {
         XmlSource {
-            reader: NsReader::from_reader(reader),
+            reader: CheckedReader::new(NsReader::from_reader(reader)),
             buf: Vec::new(),
-            depth: 0,
-            skipped: 0,
         }
     }
 
@@ -123,14 +113,9 @@ impl<R: BufRead> XmlSource<R> {
         loop {
             let start = self.position();
             self.buf.clear();
-            let token = match read(
-                &mut self.reader,
-                &mut self.buf,
-                &mut self.depth,
-                self.skipped,
-            )? {
-                Event::Start(e) => Token::Open(element(&self.reader, &e, false, start)?),
-                Event::Empty(e) => Token::Open(element(&self.reader, &e, true, start)?),
+            let token = match self.reader.read(&mut self.buf)? {
+                Event::Start(e) => Token::Open(element(self.reader.ns_reader(), &e, false, start)?),
+                Event::Empty(e) => Token::Open(element(self.reader.ns_reader(), &e, true, start)?),
                 Event::End(_) => Token::Close,
                 Event::Text(t) => Token::Text(decoded(t.xml10_content(), start)?),
                 Event::CData(t) => Token::Text(decoded(t.xml10_content(), start)?),
@@ -148,12 +133,7 @@ impl<R: BufRead> XmlSource<R> {
         loop {
             let start = self.position();
             self.buf.clear();
-            match read(
-                &mut self.reader,
-                &mut self.buf,
-                &mut self.depth,
-                self.skipped,
-            )? {
+            match self.reader.read(&mut self.buf)? {
                 Event::Start(_) => depth += 1,
                 Event::End(_) if depth == 0 => return Ok(()),
                 Event::End(_) => depth -= 1,

@@ -4,9 +4,10 @@ use std::io::BufRead;
 
 use modoai_protocol::{Datestamp, ErrorCode, Granularity, OaiError};
 
-use super::xml::Element;
-use super::{
-    Header, Identify, MetadataSink, PageEvent, PageParser, ParseError, Record, ResumptionToken,
+use super::PageParser;
+use crate::parse::xml::Element;
+use crate::parse::{
+    Header, Identify, MetadataSink, PageEvent, ParseError, Record, ResumptionToken,
 };
 
 impl<R: BufRead> PageParser<R> {

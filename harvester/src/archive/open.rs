@@ -1,0 +1,282 @@
+//! An open archive: [`Archive`], locked, recovered on open, written item by item.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{self, File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+use nix::fcntl::{Flock, FlockArg};
+
+use super::error::at;
+use super::ledger::{record_ref, Ledger};
+use super::options::archive_id;
+use super::recovery::{self, Recovery};
+use super::{ArchiveError, ArchiveLayout, ArchiveOptions, Entry, State, Written};
+use crate::cdxj::CdxjIndex;
+use crate::warc::{RecordRef, RecordType, WarcFields, Writer, WriterConfig};
+
+/// Ledger bytes after which a checkpoint also merges the new entries into the index, so a long
+/// harvest keeps its index current and the merge batch (held in memory) small.
+const INDEX_BATCH: u64 = 8 << 20;
+
+/// The original capture of a payload, for revisit records.
+#[derive(Clone, Debug)]
+pub struct Original {
+    /// Its record.
+    pub record: RecordRef,
+}
+
+/// An open archive. See the [module docs](crate::archive).
+#[derive(Debug)]
+pub struct Archive {
+    layout: ArchiveLayout,
+    options: ArchiveOptions,
+    _lock: Flock<File>,
+    writer: Option<Writer>,
+    ledger: Ledger,
+    state: State,
+    /// Digests of (endpoint, prefix, identifier, datestamp) of every item held: 20 bytes per
+    /// item, so ten million items fit in a few hundred MB.
+    seen: HashSet<[u8; 20]>,
+    /// Hash of a payload digest → ledger offset of the first item with a resource of that
+    /// payload (16 bytes per payload; the record itself is read back from the ledger).
+    originals: HashMap<u64, u64>,
+    recovery: Recovery,
+}
+
+impl Archive {
+    /// Opens (creating if needed) the archive at `dir`, locks it, and recovers from a crash.
+    pub fn open(dir: &Path, options: ArchiveOptions) -> Result<Archive, ArchiveError> {
+        let layout = ArchiveLayout::new(dir);
+        for sub in [layout.warcs(), layout.spool()] {
+            fs::create_dir_all(sub).map_err(at(dir))?;
+        }
+        let lock_path = layout.lock();
+        let lock_file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(at(&lock_path))?;
+        let lock = Flock::lock(lock_file, FlockArg::LockExclusiveNonblock)
+            .map_err(|_| ArchiveError::Locked(dir.to_owned()))?;
+        // Spool files are unnamed on Linux; remove named leftovers of other platforms.
+        if let Ok(read) = fs::read_dir(layout.spool()) {
+            for e in read.flatten() {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+        let ledger_path = layout.ledger();
+        let mut ends = recovery::Ends::default();
+        let mut known = Vec::new();
+        let ledger = Ledger::open(&ledger_path, |offset, entry| {
+            ends.add(&entry);
+            known.push(remembered(offset, &entry));
+        })
+        .map_err(at(&ledger_path))?;
+        let state_path = layout.state();
+        let mut state = State::load(&state_path).map_err(at(&state_path))?;
+        state.archive_id = Some(archive_id(&state, &options)?);
+        let warcs = layout.warcs();
+        let recovery = recovery::recover_open_files(&warcs, &ends).map_err(at(&warcs))?;
+        let mut archive = Archive {
+            layout,
+            options,
+            _lock: lock,
+            writer: None,
+            ledger,
+            state,
+            seen: HashSet::new(),
+            originals: HashMap::new(),
+            recovery,
+        };
+        for (key, originals) in known {
+            archive.learn(key, originals);
+        }
+        archive.update_index()?;
+        Ok(archive)
+    }
+
+    /// The archive's folder.
+    pub fn dir(&self) -> &Path {
+        self.layout.dir()
+    }
+
+    /// Where the archive keeps what.
+    pub fn layout(&self) -> &ArchiveLayout {
+        &self.layout
+    }
+
+    /// The archive id of its PWIDs.
+    pub fn archive_id(&self) -> &str {
+        self.state.archive_id.as_deref().unwrap_or("localhost")
+    }
+
+    /// What opening the archive had to repair.
+    pub fn recovery(&self) -> &Recovery {
+        &self.recovery
+    }
+
+    /// The harvest state.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// The harvest state, to change before [`checkpoint`](Self::checkpoint).
+    pub fn state_mut(&mut self) -> &mut State {
+        &mut self.state
+    }
+
+    /// Whether the archive holds this item already.
+    pub fn contains(
+        &self,
+        endpoint: &str,
+        prefix: &str,
+        identifier: &str,
+        datestamp: &str,
+    ) -> bool {
+        self.seen
+            .contains(&item_key(endpoint, prefix, identifier, datestamp))
+    }
+
+    /// The first resource archived with this payload digest, if any.
+    pub fn original(&self, digest: &str) -> Result<Option<RecordRef>, ArchiveError> {
+        let Some(&offset) = self.originals.get(&digest_hash(digest)) else {
+            return Ok(None);
+        };
+        let path = self.layout.ledger();
+        let entry = self.ledger.read_at(offset).map_err(at(&path))?;
+        Ok(entry
+            .records
+            .iter()
+            .find(|r| r.kind == RecordType::Resource && r.digest == digest)
+            .map(record_ref))
+    }
+
+    /// The WARC writer, created with `warcinfo` fields on first use in this run.
+    pub fn writer(&mut self, warcinfo: impl FnOnce() -> WarcFields) -> &mut Writer {
+        let (layout, options) = (&self.layout, &self.options);
+        self.writer.get_or_insert_with(|| {
+            let mut config = WriterConfig::new(layout.warcs(), &options.prefix)
+                .max_file_size(options.max_file_size)
+                .spool_dir(layout.spool())
+                .warcinfo(warcinfo());
+            if let Some(host) = &options.host {
+                config = config.host(host);
+            }
+            Writer::new(config)
+        })
+    }
+
+    /// Records an item whose WARC records were just written (one ledger `write`).
+    pub fn commit(&mut self, entry: &Entry) -> Result<(), ArchiveError> {
+        let path = self.layout.ledger();
+        let offset = self.ledger.append(entry).map_err(at(&path))?;
+        let (key, originals) = remembered(offset, entry);
+        self.learn(key, originals);
+        Ok(())
+    }
+
+    /// Makes everything so far durable (WARC file, then ledger), then saves the state: after a
+    /// crash the harvest continues from here.
+    pub fn checkpoint(&mut self) -> Result<(), ArchiveError> {
+        if let Some(w) = &mut self.writer {
+            w.sync().map_err(at(self.layout.dir()))?;
+        }
+        let ledger = self.layout.ledger();
+        self.ledger.sync().map_err(at(&ledger))?;
+        if self.ledger.len() - self.state.indexed >= INDEX_BATCH {
+            // Saves the state too.
+            return self.update_index();
+        }
+        let path = self.layout.state();
+        self.state.save(&path).map_err(at(&path))
+    }
+
+    /// Merges ledger entries not yet indexed into `index.cdxj`.
+    pub fn update_index(&mut self) -> Result<(), ArchiveError> {
+        let ledger = self.layout.ledger();
+        if self.state.indexed >= self.ledger.len() {
+            return Ok(());
+        }
+        self.ledger.sync().map_err(at(&ledger))?;
+        let entries = self
+            .ledger
+            .entries_from(self.state.indexed)
+            .map_err(at(&ledger))?;
+        let lines = entries
+            .iter()
+            .flat_map(|e| e.records.iter().filter_map(Written::cdxj));
+        self.index().add(lines)?;
+        self.state.indexed = self.ledger.len();
+        let path = self.layout.state();
+        self.state.save(&path).map_err(at(&path))
+    }
+
+    /// The CDXJ index.
+    pub fn index(&self) -> CdxjIndex {
+        CdxjIndex::open(self.layout.index())
+    }
+
+    /// Ends a harvest run: closes its WARC file (the next run starts a new one with its own
+    /// warcinfo), indexes what it added, and saves the state.
+    pub fn end_run(&mut self) -> Result<(), ArchiveError> {
+        if let Some(w) = self.writer.take() {
+            w.close().map_err(at(self.layout.dir()))?;
+        }
+        self.update_index()?;
+        self.checkpoint()
+    }
+
+    /// Closes the WARC file, indexes, and saves the state.
+    pub fn close(mut self) -> Result<Vec<PathBuf>, ArchiveError> {
+        let files = match self.writer.take() {
+            Some(w) => w.close().map_err(at(self.layout.dir()))?,
+            None => Vec::new(),
+        };
+        self.update_index()?;
+        self.checkpoint()?;
+        Ok(files)
+    }
+
+    fn learn(&mut self, key: [u8; 20], originals: Vec<(u64, u64)>) {
+        self.seen.insert(key);
+        for (hash, offset) in originals {
+            self.originals.entry(hash).or_insert(offset);
+        }
+    }
+}
+
+/// What the archive keeps in memory of an entry: its item key, and (digest hash, ledger offset)
+/// of its resources.
+fn remembered(offset: u64, entry: &Entry) -> ([u8; 20], Vec<(u64, u64)>) {
+    let key = item_key(
+        &entry.endpoint,
+        &entry.prefix,
+        &entry.identifier,
+        &entry.datestamp,
+    );
+    let originals = entry
+        .records
+        .iter()
+        .filter(|r| r.kind == RecordType::Resource)
+        .map(|r| (digest_hash(&r.digest), offset))
+        .collect();
+    (key, originals)
+}
+
+/// 64 bits of a payload digest's text (a hit is confirmed against the ledger).
+fn digest_hash(digest: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(digest)
+}
+
+/// SHA-1 of the four parts, each length-prefixed so that no two tuples collide by concatenation.
+fn item_key(endpoint: &str, prefix: &str, identifier: &str, datestamp: &str) -> [u8; 20] {
+    use sha1::{Digest, Sha1};
+    let mut h = Sha1::new();
+    for part in [endpoint, prefix, identifier, datestamp] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    h.finalize().into()
+}

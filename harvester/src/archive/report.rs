@@ -1,0 +1,241 @@
+//! What an archive holds, per list and per harvest: [`ArchiveReport`], read with the ledger
+//! streamed one entry at a time.
+
+use std::collections::BTreeMap;
+use std::fs;
+
+use serde::Serialize;
+
+use super::error::at;
+use super::{entries, Archive, ArchiveError, Entry, ListState};
+
+/// What an archive holds: its files, per list the items archived, and every harvest run.
+/// Serialises (with serde) to the JSON that `inspect archive --json` prints.
+#[derive(Debug, Serialize)]
+#[non_exhaustive]
+pub struct ArchiveReport {
+    /// The archive folder, as given.
+    pub archive: String,
+    /// The archive id of its PWIDs.
+    pub archive_id: String,
+    /// Closed WARC files.
+    pub warc_files: u64,
+    /// Their bytes.
+    pub warc_bytes: u64,
+    /// Lines of the CDXJ index.
+    pub index_lines: u64,
+    /// Per endpoint and format, in their order.
+    pub lists: Vec<ListReport>,
+    /// Every run of every list (by list), then the list's interrupted run, if any.
+    pub harvests: Vec<HarvestReport>,
+}
+
+/// One list's figures in an archive.
+#[derive(Debug, Default, Serialize)]
+#[non_exhaustive]
+pub struct ListReport {
+    /// The endpoint.
+    pub endpoint: String,
+    /// The metadata format.
+    pub prefix: String,
+    /// Items archived.
+    pub items: u64,
+    /// Of them, deleted records.
+    pub deleted: u64,
+    /// Payload bytes.
+    pub bytes: u64,
+    /// WARC records by `WARC-Type`.
+    pub records: BTreeMap<String, u64>,
+    /// Fixity mismatches recorded.
+    pub fixity_errors: u64,
+    /// `WARC-Date` of the first item.
+    pub first_harvested: Option<String>,
+    /// `WARC-Date` of the last item.
+    pub last_harvested: Option<String>,
+}
+
+/// One harvest run of a list. Fields are declared in name order, the order the JSON has
+/// always had.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum HarvestReport {
+    /// A run that ended (complete or stopped early).
+    Finished {
+        /// Items archived.
+        archived: u64,
+        /// Payload bytes archived.
+        bytes: u64,
+        /// The endpoint.
+        endpoint: String,
+        /// When it ended.
+        finished: String,
+        /// `from` asked.
+        from: Option<String>,
+        /// `complete`, or why it stopped.
+        outcome: String,
+        /// Pages completed.
+        pages: u64,
+        /// The metadata format.
+        prefix: String,
+        /// The set.
+        set: Option<String>,
+        /// Items already held.
+        skipped: u64,
+        /// When it started.
+        started: String,
+        /// `until` asked.
+        until: Option<String>,
+    },
+    /// The run a harvest of the list would continue.
+    Interrupted {
+        /// The endpoint.
+        endpoint: String,
+        /// What happened, and what to do.
+        outcome: String,
+        /// The metadata format.
+        prefix: String,
+        /// The set.
+        set: Option<String>,
+        /// When it started.
+        started: String,
+    },
+}
+
+impl ArchiveReport {
+    /// The report of an open archive (opening takes the lock and finishes an interrupted run, so
+    /// the figures are consistent).
+    pub fn read(archive: &Archive) -> Result<Self, ArchiveError> {
+        let layout = archive.layout();
+        let ledger = layout.ledger();
+        let mut lists: BTreeMap<(String, String), ListReport> = BTreeMap::new();
+        for entry in entries(layout.dir()).map_err(at(&ledger))? {
+            add(&mut lists, &entry.map_err(at(&ledger))?);
+        }
+        let (mut warc_files, mut warc_bytes) = (0, 0);
+        let warcs = layout.warcs();
+        for e in fs::read_dir(&warcs).map_err(at(&warcs))?.flatten() {
+            if e.file_name().to_string_lossy().ends_with(".warc.gz") {
+                warc_files += 1;
+                warc_bytes += e.metadata().map_err(at(&warcs))?.len();
+            }
+        }
+        let index_lines = fs::read_to_string(layout.index())
+            .map(|t| t.lines().count() as u64)
+            .unwrap_or(0);
+        Ok(ArchiveReport {
+            archive: layout.dir().display().to_string(),
+            archive_id: archive.archive_id().to_owned(),
+            warc_files,
+            warc_bytes,
+            index_lines,
+            lists: lists.into_values().collect(),
+            harvests: archive.state().lists.values().flat_map(harvests).collect(),
+        })
+    }
+}
+
+fn add(lists: &mut BTreeMap<(String, String), ListReport>, e: &Entry) {
+    let r = lists
+        .entry((e.endpoint.clone(), e.prefix.clone()))
+        .or_insert_with(|| ListReport {
+            endpoint: e.endpoint.clone(),
+            prefix: e.prefix.clone(),
+            ..ListReport::default()
+        });
+    r.items += 1;
+    r.deleted += u64::from(e.deleted);
+    r.bytes += e.bytes;
+    r.fixity_errors += e.fixity_errors.len() as u64;
+    for w in &e.records {
+        *r.records.entry(w.kind.as_str().to_owned()).or_default() += 1;
+    }
+    if r.first_harvested.is_none() {
+        r.first_harvested = Some(e.harvested.clone());
+    }
+    r.last_harvested = Some(e.harvested.clone());
+}
+
+fn harvests(l: &ListState) -> Vec<HarvestReport> {
+    let mut out: Vec<HarvestReport> = l
+        .runs
+        .iter()
+        .map(|run| HarvestReport::Finished {
+            archived: run.archived,
+            bytes: run.bytes,
+            endpoint: l.key.endpoint.clone(),
+            finished: run.finished.clone(),
+            from: run.from.clone(),
+            outcome: run.outcome.clone(),
+            pages: run.pages,
+            prefix: l.key.prefix.clone(),
+            set: l.key.set.clone(),
+            skipped: run.skipped,
+            started: run.started.clone(),
+            until: run.until.clone(),
+        })
+        .collect();
+    if let Some(r) = &l.running {
+        out.push(HarvestReport::Interrupted {
+            endpoint: l.key.endpoint.clone(),
+            outcome: format!(
+                "interrupted after {} pages; run the harvest again to continue",
+                r.pages
+            ),
+            prefix: l.key.prefix.clone(),
+            set: l.key.set.clone(),
+            started: r.started.clone(),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON is what `inspect archive --json` printed when it built `serde_json::json!`
+    /// values (whose keys come out sorted).
+    #[test]
+    fn harvests_serialise_as_the_json_values_did() {
+        let finished = HarvestReport::Finished {
+            archived: 3,
+            bytes: 10,
+            endpoint: "http://e/oai".into(),
+            finished: "2024-01-01T00:00:01Z".into(),
+            from: None,
+            outcome: "complete".into(),
+            pages: 2,
+            prefix: "oai_dc".into(),
+            set: Some("s".into()),
+            skipped: 1,
+            started: "2024-01-01T00:00:00Z".into(),
+            until: None,
+        };
+        let json = serde_json::json!({
+            "endpoint": "http://e/oai", "prefix": "oai_dc", "set": "s",
+            "started": "2024-01-01T00:00:00Z", "finished": "2024-01-01T00:00:01Z",
+            "from": null, "until": null, "archived": 3, "skipped": 1, "bytes": 10, "pages": 2,
+            "outcome": "complete",
+        });
+        assert_eq!(
+            serde_json::to_string_pretty(&finished).unwrap(),
+            serde_json::to_string_pretty(&json).unwrap()
+        );
+        let interrupted = HarvestReport::Interrupted {
+            endpoint: "http://e/oai".into(),
+            outcome: "interrupted after 1 pages; run the harvest again to continue".into(),
+            prefix: "oai_dc".into(),
+            set: None,
+            started: "2024-01-01T00:00:00Z".into(),
+        };
+        let json = serde_json::json!({
+            "endpoint": "http://e/oai", "prefix": "oai_dc", "set": null,
+            "started": "2024-01-01T00:00:00Z",
+            "outcome": "interrupted after 1 pages; run the harvest again to continue",
+        });
+        assert_eq!(
+            serde_json::to_string_pretty(&interrupted).unwrap(),
+            serde_json::to_string_pretty(&json).unwrap()
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! Why a harvest stopped: [`HarvestError`].
+
+use modoai_protocol::OaiError;
+
+use crate::archive::ArchiveError;
+use crate::client::FetchError;
+use crate::parse::ParseError;
+
+/// Why a harvest stopped before the end of its list.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HarvestError {
+    /// The HTTP client gave up (after its retries).
+    #[error("{0}")]
+    Fetch(Box<FetchError>),
+    /// A page kept arriving broken.
+    #[error("page {url} still broken after {attempts} attempts: {error}")]
+    BrokenPage {
+        /// The request.
+        url: String,
+        /// How many times it was fetched.
+        attempts: u32,
+        /// The last parse error.
+        error: ParseError,
+    },
+    /// The endpoint answered with OAI-PMH errors.
+    #[error("{url}: the endpoint answered {}", describe(errors))]
+    Oai {
+        /// The request.
+        url: String,
+        /// The errors.
+        errors: Vec<OaiError>,
+    },
+    /// The endpoint sent a resumption token it had sent before: following it would loop.
+    #[error(
+        "{url}: the endpoint repeated resumption token {token:?}; stopping instead of looping"
+    )]
+    RepeatedToken {
+        /// The request whose answer repeated the token.
+        url: String,
+        /// The token.
+        token: String,
+    },
+    /// `badResumptionToken` kept coming back after starting over.
+    #[error("{url}: badResumptionToken again after {restarts} fresh starts")]
+    TooManyRestarts {
+        /// The request.
+        url: String,
+        /// Restarts made.
+        restarts: u32,
+    },
+    /// The archive could not be written.
+    #[error(transparent)]
+    Archive(#[from] ArchiveError),
+    /// A date argument is not an OAI-PMH datestamp.
+    #[error("{0:?} is not a date of the form YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ")]
+    BadDate(String),
+}
+
+fn describe(errors: &[OaiError]) -> String {
+    if errors.is_empty() {
+        return "no usable answer".into();
+    }
+    errors
+        .iter()
+        .map(|e| format!("{}: {}", e.code.as_str(), e.message))
+        .collect::<Vec<_>>()
+        .join("; ")
+}

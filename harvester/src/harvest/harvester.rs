@@ -1,0 +1,253 @@
+//! [`Harvester`]: one list's pages in order, its state saved after each page.
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use modoai_protocol::{Datestamp, ErrorCode, Granularity};
+use time::OffsetDateTime;
+use tokio::runtime::Handle;
+
+use super::context::Context;
+use super::{endpoint, HarvestError, HarvestOptions, Progress, Summary};
+use crate::archive::{Archive, Run, Running};
+use crate::client::Client;
+use crate::warc::warc_date;
+
+/// How many times a list starts over after `badResumptionToken` before the harvest gives up.
+const MAX_RESTARTS: u32 = 3;
+
+/// Harvests lists into an archive. Blocking: run it on a thread outside the async runtime
+/// (e.g. `tokio::task::spawn_blocking`); requests run on `handle`.
+pub struct Harvester<'a> {
+    pub(super) client: Client,
+    pub(super) handle: Handle,
+    pub(super) archive: &'a mut Archive,
+    pub(super) progress: &'a dyn Progress,
+}
+
+impl<'a> Harvester<'a> {
+    /// A harvester writing into `archive`.
+    pub fn new(
+        client: Client,
+        handle: Handle,
+        archive: &'a mut Archive,
+        progress: &'a dyn Progress,
+    ) -> Self {
+        Harvester {
+            client,
+            handle,
+            archive,
+            progress,
+        }
+    }
+
+    /// Harvests one list to its end (or until it fails: see [`Summary::error`]).
+    pub fn run(&mut self, options: &HarvestOptions) -> Summary {
+        let started = Instant::now();
+        let stats = self.client.stats();
+        let mut summary = Summary {
+            endpoint: options.endpoint.clone(),
+            set: options.set.clone(),
+            ..Summary::default()
+        };
+        if let Err(e) = self.harvest(options, &mut summary) {
+            summary.error = Some(e);
+        }
+        if let Err(e) = self.archive.end_run() {
+            summary.error.get_or_insert(e.into());
+        }
+        let now = self.client.stats();
+        summary.requests = now.requests - stats.requests;
+        summary.http_retries = now.retries - stats.retries;
+        summary.elapsed = started.elapsed();
+        summary
+    }
+
+    fn harvest(&mut self, o: &HarvestOptions, summary: &mut Summary) -> Result<(), HarvestError> {
+        for d in [&o.from, &o.until].into_iter().flatten() {
+            if Datestamp::parse_request(d).is_none() {
+                return Err(HarvestError::BadDate(d.clone()));
+            }
+        }
+        let identify = endpoint::identify(&self.client, &self.handle, &o.endpoint)?;
+        let granularity = identify.granularity.unwrap_or(Granularity::Day);
+        let prefix = self.prefix(o)?;
+        summary.prefix = prefix.clone();
+        let ctx = Context::new(o, prefix, &self.client);
+        let mut running = self.start(&ctx, o, granularity, summary)?;
+        let result = self.pages(&ctx, &mut running, summary);
+        self.finish(&ctx, &running, &result, summary)?;
+        result
+    }
+
+    /// The format asked, or `oai_crate` if the endpoint offers it, else `oai_dc`.
+    fn prefix(&self, o: &HarvestOptions) -> Result<String, HarvestError> {
+        if let Some(p) = &o.prefix {
+            return Ok(p.clone());
+        }
+        let formats = endpoint::formats(&self.client, &self.handle, &o.endpoint)?;
+        Ok(if formats.iter().any(|f| f.prefix == "oai_crate") {
+            "oai_crate".to_owned()
+        } else {
+            "oai_dc".to_owned()
+        })
+    }
+
+    /// The interrupted run of the list to continue, or a new one (incremental unless told
+    /// otherwise), saved in the archive's state.
+    fn start(
+        &mut self,
+        ctx: &Context,
+        o: &HarvestOptions,
+        granularity: Granularity,
+        summary: &mut Summary,
+    ) -> Result<Running, HarvestError> {
+        let list = self.archive.state_mut().list_mut(&ctx.key);
+        let running = match list.running.clone() {
+            Some(r) if o.from.is_none() && o.until.is_none() => {
+                summary.resumed = true;
+                tracing::info!(endpoint = %o.endpoint, pages = r.pages, "continuing an interrupted harvest");
+                r
+            }
+            _ => {
+                let incremental = list
+                    .complete_from
+                    .as_deref()
+                    .filter(|_| o.incremental)
+                    .and_then(Datestamp::parse_lenient)
+                    .map(|d| d.format(granularity));
+                Running {
+                    from: o.from.clone().or(incremental),
+                    until: o.until.clone(),
+                    token: None,
+                    pages: 0,
+                    first_response_date: None,
+                    started: warc_date(OffsetDateTime::now_utc()),
+                    list_size: None,
+                    items: 0,
+                }
+            }
+        };
+        summary.from = running.from.clone();
+        list.running = Some(running.clone());
+        self.archive.checkpoint()?;
+        Ok(running)
+    }
+
+    /// Records the run's outcome in the list's state: complete, or where to continue.
+    fn finish(
+        &mut self,
+        ctx: &Context,
+        running: &Running,
+        result: &Result<(), HarvestError>,
+        summary: &Summary,
+    ) -> Result<(), HarvestError> {
+        let list = self.archive.state_mut().list_mut(&ctx.key);
+        let outcome = match result {
+            Ok(()) => {
+                list.complete_from = running.first_response_date.clone();
+                list.running = None;
+                "complete".to_owned()
+            }
+            Err(e) => {
+                list.running = Some(running.clone());
+                e.to_string()
+            }
+        };
+        list.runs.push(Run {
+            started: running.started.clone(),
+            finished: warc_date(OffsetDateTime::now_utc()),
+            from: running.from.clone(),
+            until: running.until.clone(),
+            archived: summary.archived,
+            skipped: summary.skipped,
+            bytes: summary.bytes,
+            pages: summary.pages,
+            outcome,
+        });
+        self.archive.checkpoint()?;
+        Ok(())
+    }
+
+    /// Follows the list to its end, from the saved token or from its first page.
+    fn pages(
+        &mut self,
+        ctx: &Context,
+        running: &mut Running,
+        summary: &mut Summary,
+    ) -> Result<(), HarvestError> {
+        let mut url = match &running.token {
+            Some(t) => ctx.next_url(t),
+            None => ctx.first_url(running),
+        };
+        let mut restarts = 0;
+        // Tokens of this run (a resumed run starts afresh: the state keeps only the next one).
+        let mut tokens_seen = HashSet::new();
+        loop {
+            let page = self.page(ctx, &url, summary)?;
+            if !page.errors.is_empty() {
+                let codes: Vec<ErrorCode> = page.errors.iter().map(|e| e.code).collect();
+                if codes.iter().all(|c| *c == ErrorCode::NoRecordsMatch) {
+                    if running.first_response_date.is_none() {
+                        running.first_response_date = page.response_date.map(|d| d.to_string());
+                    }
+                    return Ok(());
+                }
+                if codes.contains(&ErrorCode::BadResumptionToken) && running.token.is_some() {
+                    restarts += 1;
+                    summary.restarts += 1;
+                    if restarts > MAX_RESTARTS {
+                        return Err(HarvestError::TooManyRestarts {
+                            url,
+                            restarts: restarts - 1,
+                        });
+                    }
+                    let msg = format!("{url}: badResumptionToken; starting the list over (items already archived are skipped)");
+                    tracing::warn!("{msg}");
+                    self.progress.warn(&msg);
+                    running.token = None;
+                    tokens_seen.clear();
+                    url = ctx.first_url(running);
+                    continue;
+                }
+                return Err(HarvestError::Oai {
+                    url,
+                    errors: page.errors,
+                });
+            }
+            running.pages += 1;
+            summary.pages += 1;
+            if running.first_response_date.is_none() {
+                running.first_response_date = page.response_date.map(|d| d.to_string());
+            }
+            if let Some(t) = &page.token {
+                running.list_size = t.complete_list_size.or(running.list_size);
+            }
+            let token = page.token.filter(|t| !t.is_final());
+            self.progress.page(
+                summary.pages,
+                running.list_size,
+                token.as_ref().and_then(|t| t.cursor),
+            );
+            match token {
+                None => {
+                    running.token = None;
+                    return Ok(());
+                }
+                Some(t) if tokens_seen.contains(&t.token) => {
+                    return Err(HarvestError::RepeatedToken {
+                        url,
+                        token: t.token,
+                    });
+                }
+                Some(t) => {
+                    tokens_seen.insert(t.token.clone());
+                    url = ctx.next_url(&t.token);
+                    running.token = Some(t.token);
+                }
+            }
+            self.archive.state_mut().list_mut(&ctx.key).running = Some(running.clone());
+            self.archive.checkpoint()?;
+        }
+    }
+}
