@@ -2,7 +2,6 @@
 
 mod cdxj;
 mod client;
-mod e2e;
 mod parse;
 mod profile;
 mod support;

@@ -13,9 +13,11 @@ use modoai_harvester::profile::{compact, generate, lookup, lookup_keys, CompactO
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+use crate::support::{venv_python, vm_hwm};
+
 /// Runs the reference `mementomap` with `args`; returns its stdout.
 fn reference(args: &[&str]) -> String {
-    let python = integration_tests::venv_python();
+    let python = venv_python("mementomap");
     let out = Command::new(&python)
         .args(["-m", "mementomap"])
         .args(args)
@@ -231,7 +233,7 @@ fn candidate_keys_agree_with_the_reference_and_lookup_with_a_linear_scan() {
     ]);
     // The reference's own candidate keys for every URI.
     let script = "import sys\nfrom mementomap.cli import lookup_keys\nfor s in sys.stdin.read().split('\\n'):\n    print(' '.join(lookup_keys(s)))\n";
-    let mut child = Command::new(integration_tests::venv_python())
+    let mut child = Command::new(venv_python("mementomap"))
         .args(["-c", script])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -310,7 +312,7 @@ fn compaction_memory_is_bounded_by_depth_not_size() {
         .unwrap();
     let mut peak = 0;
     let status = loop {
-        if let Some(kib) = crate::e2e::vm_hwm(child.id()) {
+        if let Some(kib) = vm_hwm(child.id()) {
             peak = peak.max(kib);
         }
         if let Some(status) = child.try_wait().unwrap() {
