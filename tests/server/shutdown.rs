@@ -8,8 +8,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use integration_tests::http::{get, send_get};
-use integration_tests::process::{start_modoai, Running, MARGIN};
+use integration_tests::http::{get, send_get, MARGIN};
+use integration_tests::process::{start_modoai, Running};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use integration_tests::http::get;
-use integration_tests::process::{start_modoai, MARGIN};
+use integration_tests::http::{get, MARGIN};
+use integration_tests::process::start_modoai;
 
 /// CPU time (user + system) the process has used, in clock ticks.
 fn cpu_ticks(pid: u32) -> u64 {

@@ -1,83 +1,13 @@
-//! HTTP for the tests: [`Reply`], a whole response read by the in-process [`Server`]'s client,
-//! and the one GET over a plain socket that the tests of a server process use ([`get`]).
-//!
-//! [`Server`]: crate::Server
+//! The one HTTP GET of the tests that talk to a server process: a plain socket, HTTP/1.0, the
+//! response read whole or as a stream.
 
-use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::time::Duration;
 
-use bytes::Bytes;
-use http::{HeaderMap, StatusCode};
-
-use crate::process::MARGIN;
-use crate::xml::{attrs, element_attrs, texts};
-use crate::xsd::xsd_validate;
-
-/// A whole HTTP response.
-pub struct Reply {
-    /// Status.
-    pub status: StatusCode,
-    /// Headers.
-    pub headers: HeaderMap,
-    /// Body.
-    pub body: Bytes,
-}
-
-impl Reply {
-    /// The body as UTF-8.
-    pub fn text(&self) -> &str {
-        std::str::from_utf8(&self.body).expect("UTF-8 body")
-    }
-
-    /// Every `code` of the `<error>` elements.
-    pub fn error_codes(&self) -> Vec<String> {
-        attrs(&self.body, "error", "code")
-    }
-
-    /// Text of every element with this local name.
-    pub fn texts(&self, local: &str) -> Vec<String> {
-        texts(&self.body, local)
-    }
-
-    /// The attributes of the `request` element.
-    pub fn request_attrs(&self) -> BTreeMap<String, String> {
-        element_attrs(&self.body, "request")
-            .into_iter()
-            .next()
-            .unwrap_or_default()
-    }
-
-    /// The `resumptionToken` element: its text and attributes, if present.
-    pub fn token(&self) -> Option<(String, BTreeMap<String, String>)> {
-        let attrs = element_attrs(&self.body, "resumptionToken")
-            .into_iter()
-            .next()?;
-        let text = texts(&self.body, "resumptionToken")
-            .into_iter()
-            .next()
-            .unwrap_or_default();
-        Some((text, attrs))
-    }
-
-    /// Asserts HTTP 200 and `text/xml; charset=UTF-8`, and validates against the schemas.
-    pub fn assert_valid(&self) -> &Self {
-        assert_eq!(
-            self.status,
-            StatusCode::OK,
-            "{}",
-            String::from_utf8_lossy(&self.body)
-        );
-        assert_eq!(self.headers["content-type"], "text/xml; charset=UTF-8");
-        if let Err(e) = xsd_validate(&self.body) {
-            panic!(
-                "response does not validate: {e}\n{}",
-                String::from_utf8_lossy(&self.body[..self.body.len().min(4000)])
-            );
-        }
-        self
-    }
-}
+/// How long a test waits for a server to start, answer or exit before calling it hung; also the
+/// read timeout of [`send_get`].
+pub const MARGIN: Duration = Duration::from_secs(30);
 
 /// Sends `GET target` to `127.0.0.1:port` with `headers` and returns the connection, ready for
 /// the response to be read; `None` when nothing listens. The request is HTTP/1.0, so the body
@@ -111,7 +41,7 @@ pub fn get_when_ready(port: u16, target: &str) -> String {
         if !out.starts_with("HTTP/1.0 503") {
             return out;
         }
-        std::thread::sleep(std::time::Duration::from_millis(25));
+        std::thread::sleep(Duration::from_millis(25));
     }
     panic!("the index never became ready");
 }

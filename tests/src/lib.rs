@@ -8,15 +8,16 @@ pub mod fault;
 pub mod http;
 pub mod process;
 pub mod python;
+pub mod reply;
 pub mod server;
 pub mod site;
 pub mod xml;
 pub mod xsd;
 
-pub use http::Reply;
 pub use modoai::Config;
 pub use process::require_tool;
 pub use python::{json, run_python, venv_python};
+pub use reply::Reply;
 pub use server::Server;
 pub use site::{repo_root, set_mtime, TestSite};
 pub use xml::{attrs, element_attrs, http_headers, texts};

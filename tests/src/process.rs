@@ -5,11 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::http::get;
+use crate::http::{get, MARGIN};
 use crate::site::repo_root;
-
-/// How long a test waits for a server to start, answer or exit before calling it hung.
-pub const MARGIN: Duration = Duration::from_secs(30);
 
 /// The workspace binary `name` (`modoai` or `modoai-harvester`, each built by the package of the
 /// same name) where cargo puts it: beside the `deps/` folder that holds this test's executable.

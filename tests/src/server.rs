@@ -11,7 +11,7 @@ use hyper_util::client::legacy::{connect::HttpConnector, Client};
 use hyper_util::rt::TokioExecutor;
 use modoai::Config;
 
-use crate::http::Reply;
+use crate::reply::Reply;
 
 /// The standalone server, in this process, on 127.0.0.1 and a free port.
 pub struct Server {
