@@ -1,6 +1,6 @@
 //! MementoMap profiles against the reference tool (PyPI `mementomap` 0.1.0b2, installed by
-//! `scripts/setup`): `generate` and `compact` must agree with it except where archive.md §5.2–5.4
-//! documents its bugs; lookup is checked against a linear scan (the reference lookup is broken).
+//! `scripts/setup`): `generate` and `compact` must agree with it except for its known bugs
+//! (docs/archivists.md, Formats: MementoMap); lookup is checked against a linear scan (the reference lookup is broken).
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -77,7 +77,7 @@ fn compaction_agrees_with_the_reference_tool() {
     let mut rollups = 0;
     for seed in 0..4 {
         let input = dir.path().join(format!("in{seed}"));
-        // A header line: ours keeps it, the reference drops it (archive.md §5.2: its `line[0] ==
+        // A header line: ours keeps it, the reference drops it (its `line[0] ==
         // b"!"` never matches in Python 3), so only data lines are compared.
         let text = format!(
             "!meta {{type: \"MementoMap\"}}\n{}",

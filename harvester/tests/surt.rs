@@ -1,4 +1,4 @@
-//! SURT keys: the vectors of archive.md §4, and a differential test against the Python `surt`
+//! SURT keys: the IA canonicalisation vectors (docs/archivists.md, Formats: SURT), and a differential test against the Python `surt`
 //! package 0.3.1 in `<repo>/.venv` (installed by `scripts/setup`).
 
 use std::io::Write;
@@ -8,7 +8,7 @@ use modoai_harvester::surt::{mementomap_key, surt, SurtError};
 
 use crate::support::venv_python;
 
-/// archive.md §4 test vectors, then its documented quirk and the special inputs.
+/// The canonicalisation test vectors, then a documented quirk and the special inputs.
 const VECTORS: &[(&str, &str)] = &[
     ("http://www.archive.org/", "org,archive)/"),
     ("http://archive.org/goo/", "org,archive)/goo"),
@@ -89,7 +89,7 @@ fn errors_where_python_raises() {
 
 #[test]
 fn mementomap_keys() {
-    // archive.md §5.2: the query is dropped, then `/` and `,` are trimmed.
+    // Keys as the MementoMap reference tool makes them: the query is dropped, then `/` and `,` are trimmed.
     assert_eq!(mementomap_key("com,example)/"), "com,example)");
     assert_eq!(
         mementomap_key("com,example)/a/1.html"),

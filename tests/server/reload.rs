@@ -1,4 +1,4 @@
-//! The real `modoai` binary (issue 5): `modoai hash-secret` prints what `[access]` takes, and
+//! The real `modoai` binary: `modoai hash-secret` prints what `[access]` takes, and
 //! SIGHUP reloads `[access]` without a restart. Time bounds here detect hangs only.
 
 use std::io::{Read, Write};

@@ -1,4 +1,4 @@
-//! SIGTERM with the real `modoai` binary (issue 5): the server exits within its grace period even
+//! SIGTERM with the real `modoai` binary: the server exits within its grace period even
 //! when a tool hangs, leaves no tool process behind, and lets a response that is streaming a large
 //! `oai_didl` body finish. Time bounds here detect hangs (grace plus a generous margin); they are
 //! not performance thresholds.
