@@ -14,7 +14,8 @@ use crate::site::repo_root;
 /// # Panics
 ///
 /// When the binary is absent or older than its sources, with the command that builds it: a test
-/// never runs an old build. `cargo test --workspace --all-targets` (scripts/test) builds both.
+/// never runs an old build. `cargo build --bins` builds both (scripts/test runs it first); cargo
+/// test does not, as it builds a package's binaries only for that package's own `tests/`.
 pub fn program(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test executable's path");
     let dir = exe
