@@ -8,7 +8,7 @@ use modoai_harvester::cdxj::{CdxjError, CdxjIndex, CdxjLine};
 use modoai_harvester::surt::surt;
 use serde_json::Value;
 
-use crate::surt::venv_python;
+use crate::support::venv_python;
 
 const EXAMPLE: &str = r#"com,example)/dir/page.html 20240501120000 {"url": "http://www.example.com/dir/page.html", "mime": "text/html", "digest": "sha1:P76CQJTARBRT3ZRVRCLU2SRK4GJ5OQOI", "length": "328", "offset": "1366", "filename": "EXAMPLE-20240501120000000-00000-localhost.warc.gz"}"#;
 

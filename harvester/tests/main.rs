@@ -1,8 +1,9 @@
-//! Integration tests of modoai-harvester, one module per area.
+//! The library's own integration tests, one module per area; fixtures in `tests/fixtures/`.
+//! Tests that run the `modoai-harvester` program, our server or a peer server are in the root
+//! `tests/` crate (`tests/harvester/`).
 
 mod cdxj;
 mod client;
-mod e2e;
 mod parse;
 mod profile;
 mod support;

@@ -1,6 +1,6 @@
 //! MementoMap profiles against the reference tool (PyPI `mementomap` 0.1.0b2, installed by
-//! `scripts/setup`): `generate` and `compact` must agree with it except where archive.md §5.2–5.4
-//! documents its bugs; lookup is checked against a linear scan (the reference lookup is broken).
+//! `scripts/setup`): `generate` and `compact` must agree with it except for its known bugs
+//! (docs/archivists.md, Formats: MementoMap); lookup is checked against a linear scan (the reference lookup is broken).
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -13,9 +13,11 @@ use modoai_harvester::profile::{compact, generate, lookup, lookup_keys, CompactO
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+use crate::support::{venv_python, vm_hwm};
+
 /// Runs the reference `mementomap` with `args`; returns its stdout.
 fn reference(args: &[&str]) -> String {
-    let python = integration_tests::venv_python();
+    let python = venv_python("mementomap");
     let out = Command::new(&python)
         .args(["-m", "mementomap"])
         .args(args)
@@ -75,7 +77,7 @@ fn compaction_agrees_with_the_reference_tool() {
     let mut rollups = 0;
     for seed in 0..4 {
         let input = dir.path().join(format!("in{seed}"));
-        // A header line: ours keeps it, the reference drops it (archive.md §5.2: its `line[0] ==
+        // A header line: ours keeps it, the reference drops it (its `line[0] ==
         // b"!"` never matches in Python 3), so only data lines are compared.
         let text = format!(
             "!meta {{type: \"MementoMap\"}}\n{}",
@@ -231,7 +233,7 @@ fn candidate_keys_agree_with_the_reference_and_lookup_with_a_linear_scan() {
     ]);
     // The reference's own candidate keys for every URI.
     let script = "import sys\nfrom mementomap.cli import lookup_keys\nfor s in sys.stdin.read().split('\\n'):\n    print(' '.join(lookup_keys(s)))\n";
-    let mut child = Command::new(integration_tests::venv_python())
+    let mut child = Command::new(venv_python("mementomap"))
         .args(["-c", script])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -310,7 +312,7 @@ fn compaction_memory_is_bounded_by_depth_not_size() {
         .unwrap();
     let mut peak = 0;
     let status = loop {
-        if let Some(kib) = crate::e2e::vm_hwm(child.id()) {
+        if let Some(kib) = vm_hwm(child.id()) {
             peak = peak.max(kib);
         }
         if let Some(status) = child.try_wait().unwrap() {

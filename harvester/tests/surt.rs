@@ -1,13 +1,14 @@
-//! SURT keys: the vectors of archive.md §4, and a differential test against the Python `surt`
+//! SURT keys: the IA canonicalisation vectors (docs/archivists.md, Formats: SURT), and a differential test against the Python `surt`
 //! package 0.3.1 in `<repo>/.venv` (installed by `scripts/setup`).
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use modoai_harvester::surt::{mementomap_key, surt, SurtError};
 
-/// archive.md §4 test vectors, then its documented quirk and the special inputs.
+use crate::support::venv_python;
+
+/// The canonicalisation test vectors, then a documented quirk and the special inputs.
 const VECTORS: &[(&str, &str)] = &[
     ("http://www.archive.org/", "org,archive)/"),
     ("http://archive.org/goo/", "org,archive)/goo"),
@@ -88,7 +89,7 @@ fn errors_where_python_raises() {
 
 #[test]
 fn mementomap_keys() {
-    // archive.md §5.2: the query is dropped, then `/` and `,` are trimmed.
+    // Keys as the MementoMap reference tool makes them: the query is dropped, then `/` and `,` are trimmed.
     assert_eq!(mementomap_key("com,example)/"), "com,example)");
     assert_eq!(
         mementomap_key("com,example)/a/1.html"),
@@ -99,22 +100,6 @@ fn mementomap_keys() {
         "com,example)/a/2.html"
     );
     assert_eq!(mementomap_key("com,example,docs)/"), "com,example,docs)");
-}
-
-/// The repository's `.venv` python, checked to import `modules`; panics naming `scripts/setup`.
-pub(crate) fn venv_python(modules: &str) -> PathBuf {
-    let python = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
-    let ok = Command::new(&python)
-        .args(["-c", &format!("import {modules}")])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(
-        ok,
-        "{} cannot import {modules}; run scripts/setup to create the test oracles' venv",
-        python.display()
-    );
-    python
 }
 
 /// Differences from the Python package that are accepted, with the reason. Every other input

@@ -6,11 +6,12 @@
 ARCHIVE is laid out as archive_common.py describes (ARCHIVE/warcs/*.warc.gz, ARCHIVE/index.cdxj).
 Checks, each reported as `ok` or `FAIL` with details:
 
-  layout    warcs/ holds at least one *.warc.gz and no *.open file is left (archive.md §1.6);
+  layout    warcs/ holds at least one *.warc.gz and no *.open file is left (files are
+            written as NAME.warc.gz.open and renamed on close);
             index.cdxj exists.
   check     `warcio check -v` on every file exits 0 and reports no digest failure; a record with
             no digest at all ("no digest to check") fails too, since the project writes both
-            digests on every record (archive.md §1.7). Revisits are "present but not checked".
+            digests on every record (warcio check passes a record without them). Revisits are "present but not checked".
   records   warcio's ArchiveIterator reads every record of every file to its end (each block read
             in full); the first record is a warcinfo whose WARC-Filename is the file's name; every
             record starts with WARC/1.1.
@@ -330,7 +331,7 @@ def check_index(archive: Path, warcs: list[Path], rows: list[dict[str, str]],
     result["digest_form"] = "/".join(sorted(forms)) or "none"
     if len(forms) > 1:
         rep.fail("index", "mixes `sha1:`-prefixed and bare digests "
-                 "(archive.md §3: one form per index)")
+                 "(an index uses one form: pywb's revisit lookup expects one)")
     names = {str(o.get("filename", "")) for o in objs}
     for name in sorted(names):
         if not ((archive / WARC_DIR / name).is_file() or (archive / name).is_file()):

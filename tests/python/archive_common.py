@@ -1,7 +1,7 @@
 """Shared helpers for archive_check.py and pywb_replay.py: the archive layout, the venv's peer
 commands and digest forms.
 
-An archive directory as the harvester writes it (reference archive.md §1.6, §3):
+An archive directory as the harvester writes it (docs/archivists.md, Formats):
 
     ARCHIVE/warcs/*.warc.gz   WARC 1.1, one gzip member per record, a warcinfo first in each file
     ARCHIVE/index.cdxj        sorted CDXJ over all of them (pywb style)
@@ -37,13 +37,14 @@ def warc_files(archive: Path) -> list[Path]:
 
 def bare_digest(value: str) -> str:
     """A digest without its algorithm label: cdxj-indexer writes `sha1:B32`, pywb's own indexer
-    and CDX-11 write `B32` (archive.md §3)."""
+    and CDX-11 write `B32`."""
     label, sep, rest = value.partition(":")
     return rest if sep and label.lower() in ("sha1", "sha-1") else value
 
 
 def sha1_base32(data: bytes) -> str:
-    """The WARC digest value of `data`: SHA-1, RFC 4648 Base32, unpadded (archive.md §1.3)."""
+    """The WARC digest value of `data`: SHA-1, RFC 4648 Base32, unpadded, as
+    Heritrix, wget, warcio and pywb write it."""
     return base64.b32encode(hashlib.sha1(data).digest()).decode("ascii").rstrip("=")
 
 

@@ -1,4 +1,4 @@
-"""Oracle OAI-PMH provider: pyoai's Server behind a small WSGI wrapper (reference peers.md §3.3).
+"""Oracle OAI-PMH provider: pyoai's Server behind a small WSGI wrapper.
 
     .venv/bin/python tests/python/mini_pyoai.py PORT N
 

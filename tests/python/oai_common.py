@@ -1,7 +1,7 @@
 """Shared helpers for the Python test oracles in tests/python/.
 
-Import this module before anything from ``oaipmh`` (pyoai): it installs the compatibility shim of
-reference peers.md §3.2. pyoai 2.5.x's server decodes resumption tokens with ``cgi.parse_qs``, which
+Import this module before anything from ``oaipmh`` (pyoai): it installs a compatibility shim.
+pyoai 2.5.x's server decodes resumption tokens with ``cgi.parse_qs``, which
 Python 3.8 removed (every token request then fails with HTTP 500), and Python 3.13 removed the whole
 ``cgi`` module. ``urllib.parse.parse_qs`` has the same signature, and its strict mode still raises
 ValueError, which pyoai maps to badResumptionToken.

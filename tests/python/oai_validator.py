@@ -10,7 +10,7 @@ validator's: "### section" titles, then REQUEST:/PASS:/FAIL:/WARN:/NOTE: lines, 
 Standard library plus lxml only; HTTP with urllib; XSD checks with xmllint (libxml2-utils).
 
 OFFICIAL CHECKS (a re-implementation of HTTP::OAIPMH::Validator 1.07, zimeon/oaipmh-validator, as
-run by examples/oaipmh-validator.pl; see reference oai-pmh.md §11), in its order:
+run by examples/oaipmh-validator.pl), in its order:
   1. Identify: HTTP success (301 FAILs), root OAI-PMH, an Identify element, adminEmail (mailto: WARNs;
      @localhost or not matching ^\\w[\\w\\-\\.]+@[a-zA-Z0-9\\-\\.]+\\.[a-z]{2,}$ FAILs and aborts),
      protocolVersion 2.0 (else abort), baseURL equal character for character, exactly one granularity
@@ -59,7 +59,7 @@ STRICT EXTRAS (skipped with --official-only; the official validator does none of
      cannotDisseminateFormat, unknown identifier -> idDoesNotExist, ListSets junk token ->
      badResumptionToken (a repository without sets may answer noSetHierarchy to the set and ListSets
      cases);
-  S5 project policy (reference oai-pmh.md §5): from=until=<day of the example datestamp> includes the
+  S5 project policy (a day-granularity until covers the whole day): from=until=<day of the example datestamp> includes the
      example record; advertised compressions are honoured and none is sent unasked.
 The mini pyoai oracle (mini_pyoai.py) passes every official check (38 PASS, 25 requests, as the real
 validator) and FAILs 9 strict extras: no empty final token (S3, twice); oai_dc:dc pairs the DC namespace
@@ -1269,7 +1269,7 @@ class Validator:
             self.log.passed("%s includes %s (datestamp %s)" % (what, self.example_id, stamp))
         else:
             self.log.fail("%s does not include %s (datestamp %s): a day-granularity until must "
-                          "cover the whole day (project policy, oai-pmh.md §5)"
+                          "cover the whole day (project policy)"
                           % (what, self.example_id, stamp))
 
     def strict_compression(self):

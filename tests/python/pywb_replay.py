@@ -27,14 +27,14 @@ summary; with --json a JSON object on stdout instead ({"ok", "startup_seconds", 
 any mismatch, 2 when pywb could not be set up or started. wayback runs in its own process
 group, killed at the end, also on errors and on SIGINT/SIGTERM.
 
-pywb 2.10.0 quirks met while writing this (see also reference archive.md §2, §3):
+pywb 2.10.0 quirks met while writing this (the CDXJ facts behind them: docs/archivists.md, Formats):
   * Records at the same URL and 14-digit timestamp share one CDXJ key + timestamp and pywb
     replays the line that sorts first, even in id_ mode. The lines then differ first in their
     `mime` value, so a `metadata` record typed application/xml under the file's own URL and
     WARC-Date shadows the file's `resource` record exactly when the file's MIME type sorts after
     "application/xml" (text/plain, application/zip, image/jpeg: shadowed; application/pdf,
-    application/json: not), whatever the order in the WARC. warc-fields metadata is not indexed,
-    so it is harmless (archive.md §2).
+    application/json: not), whatever the order in the WARC. warc-fields metadata is not indexed
+    (pywb and cdxj-indexer skip records typed application/warc-fields), so it is harmless.
   * id_ replay of a `resource` record returns the block as is with the record's Content-Type
     verbatim (parameters such as `; charset=utf-8` kept), no HTTP headers to strip; an empty
     block replays as a 200 with Content-Length 0.
@@ -265,7 +265,7 @@ class Wayback:
         self._kill()
 
     def get(self, path: str) -> tuple[int, dict[str, str], bytes]:
-        """GET on a fresh connection (keep-alive costs pywb 50 ms per request, peers.md §4)."""
+        """GET on a fresh connection (keep-alive costs pywb 50 ms per request)."""
         try:
             with NO_PROXY.open(self.base + path, timeout=60) as r:
                 return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()

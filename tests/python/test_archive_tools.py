@@ -88,7 +88,7 @@ class Harvest:
         rec.rec_headers.replace_header("WARC-Date", date)
         rec.rec_headers.add_header("WARC-Refers-To", h.get_header("WARC-Record-ID"))
         rec.rec_headers.add_header("WARC-Warcinfo-ID", self.info_id)
-        if not refers:  # pywb then cannot find the original (reference archive.md §1.5)
+        if not refers:  # pywb then cannot find the original ("Missing Revisit Original")
             rec.rec_headers.remove_header("WARC-Refers-To-Target-URI")
             rec.rec_headers.remove_header("WARC-Refers-To-Date")
         self.w.write_record(rec)

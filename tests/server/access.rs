@@ -1,4 +1,4 @@
-//! Access control per metadata format (issue 5) against the standalone server: HTTP Basic users,
+//! Access control per metadata format against the standalone server: HTTP Basic users,
 //! Bearer API keys and address ranges, alone and combined; 401 versus 403; the trusted-proxy
 //! header; resumption tokens; refusal before any file is opened or tool started; and reloading
 //! the rules (key rotation) without a restart. Timeouts only detect hangs.

@@ -1,4 +1,4 @@
-//! The standalone server's connection bounds (issue 5): a slowloris client is disconnected after
+//! The standalone server's connection bounds: a slowloris client is disconnected after
 //! the header timeout without holding up others, idle keep-alive connections are closed, and
 //! connections beyond `max-connections` wait for a free slot instead of breaking the server.
 //! Timeouts in these tests only detect hangs; they are no performance thresholds.

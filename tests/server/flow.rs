@@ -1,4 +1,4 @@
-//! Flow control of the OAI-PMH route (issue 5) against the standalone server: per-client rate
+//! Flow control of the OAI-PMH route against the standalone server: per-client rate
 //! limits answered with 503 and a Retry-After computed from the bucket, recovery after it, the
 //! bound on enhanced responses held while a long `oai_didl` body streams, and plain GETs of the
 //! site never limited. Timeouts only detect hangs; waits follow the server's Retry-After.

@@ -1,4 +1,4 @@
-//! Hostile input (issue 5), sent as raw bytes over a socket so nothing is normalised on the way:
+//! Hostile input, sent as raw bytes over a socket so nothing is normalised on the way:
 //! traversal in every encoding, NUL, overlong UTF-8, absolute paths and drive letters, double
 //! encoding, symlinks out of the root, hidden names, FIFOs and device files, huge and broken
 //! queries; both as OAI identifiers and as plain URLs of the site. For each: no byte of a secret

@@ -1,4 +1,4 @@
-//! Tool processes run niced, in a lower I/O class and under CPU-time and memory limits (issue 5):
+//! Tool processes run niced, in a lower I/O class and under CPU-time and memory limits:
 //! what a running tool sees of itself, the persistent ExifTool worker's limits, and tools stopped
 //! by each limit reported with status `limit` in CRATEs that still validate.
 

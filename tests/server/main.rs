@@ -1,7 +1,10 @@
-//! End-to-end tests of the standalone server and the Layer: every verb and error, schemas,
-//! paging, the DIDL payload, what is and is not a record, index upkeep, and real peers.
+//! End-to-end tests of `modoai`: the standalone server (in this process) and the Layer with every
+//! verb and error, schemas, paging, the DIDL payload, what is and is not a record, index upkeep
+//! and real peers; and the `modoai` binary as a process: its command line, memory, SIGHUP reload,
+//! SIGTERM shutdown and file watching.
 
 mod access;
+mod cli;
 mod connections;
 mod crate_plugins;
 mod crate_tools;
@@ -13,9 +16,13 @@ mod index;
 mod interop;
 mod isolation;
 mod layer;
+mod memory;
 mod paging;
 mod records;
+mod reload;
+mod shutdown;
 mod verbs;
+mod watch;
 
 /// The visible regular files of `examples/site`, as encoded URL paths.
 pub(crate) const EXAMPLE_FILES: [&str; 14] = [

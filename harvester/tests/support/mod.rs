@@ -1,27 +1,38 @@
-//! Shared test support: [`FaultServer`], an in-process HTTP/1.1 server on `127.0.0.1:0` that
-//! answers each request from a script and can misbehave on purpose (drop the connection, cut
-//! or stall the body, delay the head, stream a huge generated body).
-//!
-//! ```ignore
-//! let server = FaultServer::start(|req: &RequestInfo| match req.n {
-//!     0 => Reply::status(503).header("Retry-After", "1"),
-//!     _ => Reply::ok("<OAI-PMH/>"),
-//! });
-//! let url = server.url("/oai?verb=Identify");
-//! // ... request url ...
-//! let requests = server.requests(); // with arrival and finish instants
-//! ```
-//!
-//! The server runs on its own thread and runtime, so it serves whatever the test does with its
-//! own (block on it, use a current-thread runtime, call from a blocking thread). It knows no
-//! OAI-PMH: scripts build the bodies.
+//! Support for these tests: the fault server, the Python oracles' venv, peak memory.
 
-// Each test module uses a different subset of these helpers.
-#![allow(dead_code, unused_imports)]
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 
-mod reply;
-mod server;
-mod wire;
+// The scripted HTTP server the client tests misbehave with. It is the one of the end-to-end
+// tests' support library (tests/src/fault), included by path: this crate cannot depend on
+// `integration-tests`, which depends on it. Each test module uses a part of it.
+#[allow(dead_code, unreachable_pub, unused_imports)]
+#[path = "../../../tests/src/fault/mod.rs"]
+mod fault;
 
-pub(crate) use reply::{generated_byte, Reply};
-pub(crate) use server::{FaultServer, RequestInfo};
+pub(crate) use fault::{generated_byte, FaultServer, Reply};
+
+/// The repository's `.venv` python, checked to import `modules`; panics naming `scripts/setup`.
+pub(crate) fn venv_python(modules: &str) -> PathBuf {
+    let python = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
+    let ok = Command::new(&python)
+        .args(["-c", &format!("import {modules}")])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        ok,
+        "{} cannot import {modules}; run scripts/setup to create the test oracles' venv",
+        python.display()
+    );
+    python
+}
+
+/// Peak resident memory (VmHWM) of a running process, in KiB; `None` once it is gone.
+pub(crate) fn vm_hwm(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}

@@ -1,4 +1,4 @@
-//! A provider that misbehaves on purpose (tests/support's FaultServer): 503 with Retry-After,
+//! A provider that misbehaves on purpose (the support library's FaultServer): 503 with Retry-After,
 //! dropped connections, truncated pages, invalid XML characters, repeated and rejected tokens,
 //! a CRATE whose md5 does not match its file.
 
@@ -12,7 +12,7 @@ use modoai_harvester::harvest::{HarvestError, HarvestOptions, Harvester, Quiet, 
 
 use super::scripted::{self, error, page, IDENTIFY};
 use super::{archive_check, ledger};
-use crate::support::{FaultServer, Reply, RequestInfo};
+use integration_tests::fault::{FaultServer, Reply, RequestInfo};
 
 /// Three pages of three records: tokens `p2`, `p3`, then an empty final token.
 fn normal(req: &RequestInfo) -> Option<Reply> {

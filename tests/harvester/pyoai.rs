@@ -3,7 +3,9 @@
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use super::{archive_check, harvest_ok, ledger, repo};
+use integration_tests::repo_root;
+
+use super::{archive_check, harvest_ok, ledger};
 
 /// pyoai serving `n` records, killed on drop.
 pub(crate) struct PyOai {
@@ -19,7 +21,7 @@ impl PyOai {
             .unwrap()
             .port();
         let child = Command::new(integration_tests::venv_python())
-            .arg(repo().join("tests/python/mini_pyoai.py"))
+            .arg(repo_root().join("tests/python/mini_pyoai.py"))
             .args([port.to_string(), n.to_string()])
             .stdout(Stdio::null())
             .stderr(Stdio::null())

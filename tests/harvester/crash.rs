@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use integration_tests::process::program;
 use integration_tests::{Server, TestSite};
 use rand::{Rng, SeedableRng};
 
@@ -53,7 +54,7 @@ async fn killed_harvests_complete_with_every_record_exactly_once() {
     for wait in kill_points {
         let args = args.clone();
         let killed = tokio::task::spawn_blocking(move || {
-            let mut child = Command::new(env!("CARGO_BIN_EXE_modoai-harvester"))
+            let mut child = Command::new(program("modoai-harvester"))
                 .args(&args)
                 .arg("--quiet")
                 .stdout(Stdio::null())

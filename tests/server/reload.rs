@@ -1,16 +1,14 @@
 //! The real `modoai` binary: `modoai hash-secret` prints what `[access]` takes, and
 //! SIGHUP reloads `[access]` without a restart. Time bounds here detect hangs only.
 
-mod support;
-
 use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use integration_tests::http::{send_get, status_code};
+use integration_tests::process::{free_port, program, Running};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
-use support::{free_port, Running};
 
 const HANG: Duration = Duration::from_secs(30);
 const OLD_KEY: &str = "old-0123456789abcdefghijklmnopqrstuvwxyz";
@@ -18,7 +16,7 @@ const NEW_KEY: &str = "new-0123456789abcdefghijklmnopqrstuvwxyz";
 
 /// `modoai hash-secret ARGS` with `input` on stdin: (success, stdout, stderr).
 fn hash_secret(args: &[&str], input: &str) -> (bool, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_modoai"))
+    let mut child = Command::new(program("modoai"))
         .arg("hash-secret")
         .args(args)
         .stdin(Stdio::piped())
@@ -73,22 +71,16 @@ fn config(key_id: &str, key: &str) -> String {
 
 /// The status code of a GetRecord in oai_didl with this key.
 fn status(port: u16, key: &str) -> u16 {
-    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
-        return 0;
-    };
-    s.set_read_timeout(Some(HANG)).unwrap();
     let target = format!(
         "/modoai?verb=GetRecord&metadataPrefix=oai_didl&identifier=http://127.0.0.1:{port}/a.txt"
     );
-    write!(
-        s,
-        "GET {target} HTTP/1.0\r\nHost: t\r\nAuthorization: Bearer {key}\r\n\r\n"
-    )
-    .unwrap();
+    let bearer = format!("Bearer {key}");
+    let Some(mut s) = send_get(port, &target, &[("Authorization", &bearer)]) else {
+        return 0;
+    };
     let mut out = Vec::new();
     let _ = s.read_to_end(&mut out);
-    let head = String::from_utf8_lossy(&out[..out.len().min(12)]).into_owned();
-    head.get(9..12).and_then(|c| c.parse().ok()).unwrap_or(0)
+    status_code(&out)
 }
 
 fn until(what: &str, done: impl Fn() -> bool) {
@@ -116,7 +108,7 @@ fn sighup_reloads_the_access_rules() {
     std::os::unix::fs::symlink(real.join("modoai.toml"), conf.join("modoai.toml")).unwrap();
     let port = free_port();
     let server = Running(
-        Command::new(env!("CARGO_BIN_EXE_modoai"))
+        Command::new(program("modoai"))
             .args(["serve", "--no-watch", "--root"])
             .arg(&root)
             .args(["--listen", &format!("127.0.0.1:{port}"), "--config"])

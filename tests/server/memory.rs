@@ -1,35 +1,23 @@
 //! Streaming: a GetRecord of a 1 GiB file in oai_didl keeps the server's peak RSS bounded.
 //! The server runs as its own process (the `modoai` binary), so its peak RSS is its own.
 
-mod support;
-
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{free_port, Running};
+use integration_tests::http::{get, send_get};
+use integration_tests::process::{free_port, program, vm_hwm, Running};
 
 const GIB: u64 = 1 << 30;
 const LIMIT_KIB: u64 = 64 * 1024;
 
 fn peak_rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let line = status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .expect("VmHWM in /proc/PID/status");
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    vm_hwm(pid).expect("VmHWM in /proc/PID/status")
 }
 
 /// Sends a GET and reads the whole response through a small buffer; returns (bytes, tail).
 fn fetch(port: u16, target: &str) -> (u64, Vec<u8>) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(
-        s,
-        "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
+    let mut s = send_get(port, target, &[]).expect("the server listens");
     let mut buf = vec![0u8; 256 * 1024];
     let (mut total, mut tail) = (0u64, Vec::new());
     loop {
@@ -52,7 +40,7 @@ fn getrecord_of_a_1_gib_file_streams_in_bounded_memory() {
     big.set_len(GIB).unwrap(); // sparse: costs no disk
     drop(big);
     let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_modoai"))
+    let child = Command::new(program("modoai"))
         .args(["serve", "--root"])
         .arg(root.path())
         .args([
@@ -71,17 +59,8 @@ fn getrecord_of_a_1_gib_file_streams_in_bounded_memory() {
     let target = format!("/modoai?verb=GetRecord&metadataPrefix=oai_didl&identifier={id}");
     let started = Instant::now();
     loop {
-        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
-            write!(
-                s,
-                "GET /modoai?verb=Identify HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-            )
-            .unwrap();
-            let mut head = String::new();
-            let _ = s.read_to_string(&mut head);
-            if head.starts_with("HTTP/1.1 200") {
-                break;
-            }
+        if get(port, "/modoai?verb=Identify").starts_with(b"HTTP/1.0 200") {
+            break;
         }
         assert!(
             started.elapsed() < Duration::from_secs(30),

@@ -16,27 +16,29 @@ type Script = dyn Fn(&RequestInfo) -> Reply + Send + Sync;
 
 /// One request as the server saw it.
 #[derive(Debug, Clone)]
-pub(crate) struct RequestInfo {
+pub struct RequestInfo {
     /// 0-based arrival order over the whole server.
-    pub(crate) n: usize,
+    pub n: usize,
     /// 0-based connection number: equal numbers mean a reused (keep-alive) connection.
-    pub(crate) connection: usize,
-    pub(crate) method: String,
+    pub connection: usize,
+    /// The request method.
+    pub method: String,
     /// Path and query, as sent.
-    pub(crate) target: String,
+    pub target: String,
     /// Header names lowercased, in arrival order.
-    pub(crate) headers: Vec<(String, String)>,
-    pub(crate) body: Vec<u8>,
+    pub headers: Vec<(String, String)>,
+    /// The request body (as long as its `Content-Length`).
+    pub body: Vec<u8>,
     /// When the request head had been read.
-    pub(crate) arrived: Instant,
+    pub arrived: Instant,
     /// When the server had sent its reply, or given up on it (a fault or a gone client); `None`
     /// while the reply is under way, and always `None` in the script's view.
-    pub(crate) finished: Option<Instant>,
+    pub finished: Option<Instant>,
 }
 
 impl RequestInfo {
     /// The first header `name` (any case).
-    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+    pub fn header(&self, name: &str) -> Option<&str> {
         let name = name.to_ascii_lowercase();
         self.headers
             .iter()
@@ -45,17 +47,17 @@ impl RequestInfo {
     }
 
     /// The target without its query.
-    pub(crate) fn path(&self) -> &str {
+    pub fn path(&self) -> &str {
         self.target.split('?').next().unwrap_or_default()
     }
 
     /// The raw query, without `?`.
-    pub(crate) fn query(&self) -> Option<&str> {
+    pub fn query(&self) -> Option<&str> {
         self.target.split_once('?').map(|(_, query)| query)
     }
 
     /// Every value of query parameter `key`, form-decoded, in order.
-    pub(crate) fn params(&self, key: &str) -> Vec<String> {
+    pub fn params(&self, key: &str) -> Vec<String> {
         let query = self.query().unwrap_or_default().as_bytes();
         let pairs = url::form_urlencoded::parse(query);
         pairs
@@ -75,7 +77,7 @@ pub(crate) struct Shared {
 }
 
 /// A scripted HTTP/1.1 server on loopback, stopped when dropped.
-pub(crate) struct FaultServer {
+pub struct FaultServer {
     addr: SocketAddr,
     host: String,
     shared: Arc<Shared>,
@@ -85,13 +87,13 @@ pub(crate) struct FaultServer {
 
 impl FaultServer {
     /// Serves on `127.0.0.1:<free port>`; [`url`](Self::url)s name host `127.0.0.1`.
-    pub(crate) fn start(script: impl Fn(&RequestInfo) -> Reply + Send + Sync + 'static) -> Self {
+    pub fn start(script: impl Fn(&RequestInfo) -> Reply + Send + Sync + 'static) -> Self {
         Self::start_as("127.0.0.1", script)
     }
 
     /// Serves on `127.0.0.1:<free port>` but names host `host` in its URLs (e.g. `localhost`,
     /// so that one client sees two servers as two different hosts).
-    pub(crate) fn start_as(
+    pub fn start_as(
         host: &str,
         script: impl Fn(&RequestInfo) -> Reply + Send + Sync + 'static,
     ) -> Self {
@@ -118,21 +120,22 @@ impl FaultServer {
     }
 
     /// `http://<host>:<port><path>`; `path` starts with `/` and may carry a query.
-    pub(crate) fn url(&self, path: &str) -> String {
+    pub fn url(&self, path: &str) -> String {
         format!("http://{}:{}{path}", self.host, self.addr.port())
     }
 
-    pub(crate) fn addr(&self) -> SocketAddr {
+    /// The listening address.
+    pub fn addr(&self) -> SocketAddr {
         self.addr
     }
 
     /// Every request so far, in arrival order.
-    pub(crate) fn requests(&self) -> Vec<RequestInfo> {
+    pub fn requests(&self) -> Vec<RequestInfo> {
         self.shared.log.lock().unwrap().clone()
     }
 
     /// Body bytes written to sockets so far, over all replies.
-    pub(crate) fn body_bytes_sent(&self) -> u64 {
+    pub fn body_bytes_sent(&self) -> u64 {
         self.shared.body_bytes.load(SeqCst)
     }
 }

@@ -3,28 +3,11 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-/// A plain HTTP/1.1 GET over a socket, retried while the index is built (503).
-fn http_get(port: u16, target: &str) -> String {
-    use std::io::{Read, Write};
-    for _ in 0..200 {
-        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-        write!(
-            s,
-            "GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut out = String::new();
-        s.read_to_string(&mut out).unwrap();
-        if !out.starts_with("HTTP/1.1 503") {
-            return out;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(25));
-    }
-    panic!("the index never became ready");
-}
+use integration_tests::http::get_when_ready;
+use integration_tests::process::program;
 
 fn modoai() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_modoai"))
+    Command::new(program("modoai"))
 }
 
 #[test]
@@ -66,13 +49,13 @@ fn serve_prints_the_urls_to_open_and_stops_on_sigterm() {
     // The README's command: with --plugins, oai_crate is offered.
     let base = second.trim_start_matches("OAI-PMH base URL: http://127.0.0.1:");
     let port: u16 = base.split('/').next().unwrap().parse().unwrap();
-    let formats = http_get(port, "/modoai?verb=ListMetadataFormats");
+    let formats = get_when_ready(port, "/modoai?verb=ListMetadataFormats");
     assert!(
         formats.contains("<metadataPrefix>oai_crate</metadataPrefix>"),
         "{formats}"
     );
     // The tools see the file although the root was given relative to the working directory.
-    let record = http_get(
+    let record = get_when_ready(
         port,
         &format!("/modoai?verb=GetRecord&metadataPrefix=oai_crate&identifier=http://127.0.0.1:{port}/about.html"),
     );

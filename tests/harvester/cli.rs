@@ -6,11 +6,12 @@ use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use integration_tests::process::program;
 use integration_tests::{Server, TestSite};
 
 use super::scripted::{self, page, IDENTIFY};
 use super::{archive_check, harvester, ledger};
-use crate::support::{FaultServer, Reply, RequestInfo};
+use integration_tests::fault::{FaultServer, Reply, RequestInfo};
 
 /// Identify, then three pages of three oai_dc records (tokens `p2`, `p3`, then none).
 fn three_pages(req: &RequestInfo) -> Reply {
@@ -546,7 +547,7 @@ fn a_second_harvester_on_a_busy_archive_fails_at_once() {
         "--metadata-prefix",
         "oai_dc",
     ];
-    let mut first = Command::new(env!("CARGO_BIN_EXE_modoai-harvester"))
+    let mut first = Command::new(program("modoai-harvester"))
         .args(args)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())

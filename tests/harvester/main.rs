@@ -1,4 +1,4 @@
-//! End-to-end harvests: the `modoai-harvester` binary and library against our server, a pyoai
+//! End-to-end tests of `modoai-harvester`: its binary and library against our server, a pyoai
 //! server and a fault-injecting one; archives checked with warcio, cdxj-indexer and pywb.
 
 mod cli;
@@ -13,11 +13,13 @@ mod services;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use integration_tests::process::program;
+use integration_tests::python::python;
 use modoai_harvester::archive::Entry;
 
 /// The harvester binary with `args`, its environment quiet and its output captured.
 pub(crate) fn harvester(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_modoai-harvester"))
+    Command::new(program("modoai-harvester"))
         .args(args)
         .env("RUST_LOG", "warn")
         .output()
@@ -46,27 +48,6 @@ pub(crate) fn ledger(archive: &Path) -> Vec<Entry> {
         .collect()
 }
 
-pub(crate) fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Runs a script of tests/python with the project venv; panics with its output on failure.
-pub(crate) fn python(script: &str, args: &[&str]) -> String {
-    let python = integration_tests::venv_python();
-    let out = Command::new(&python)
-        .arg(repo().join("tests/python").join(script))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}; run scripts/setup", python.display()));
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{script} {args:?} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
-
 /// `warcio check` on every WARC, and our CDXJ against cdxj-indexer's and warcio's indexes.
 pub(crate) fn archive_check(archive: &Path) -> String {
     python("archive_check.py", &[archive.to_str().unwrap()])
@@ -92,13 +73,4 @@ pub(crate) fn pywb_replay(archive: &Path, expect: &[(String, PathBuf)], revisits
 #[test]
 fn archive_checkers_catch_what_they_should() {
     python("test_archive_tools.py", &[]);
-}
-
-/// VmHWM of a running process, in KiB.
-pub(crate) fn vm_hwm(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }

@@ -3,9 +3,10 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use integration_tests::process::program;
 use integration_tests::{Server, TestSite};
 
-use super::vm_hwm;
+use integration_tests::process::vm_hwm;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_one_gib_file_is_harvested_in_bounded_memory() {
@@ -22,7 +23,7 @@ async fn a_one_gib_file_is_harvested_in_bounded_memory() {
     let a = archive.to_str().unwrap().to_owned();
     let oai = server.oai.clone();
     let (peak_kib, status) = tokio::task::spawn_blocking(move || {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_modoai-harvester"))
+        let mut child = Command::new(program("modoai-harvester"))
             .args([
                 "harvest",
                 &oai,

@@ -3,17 +3,15 @@
 //! `oai_didl` body finish. Time bounds here detect hangs (grace plus a generous margin); they are
 //! not performance thresholds.
 
-mod support;
-
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::io::Read;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
+use integration_tests::http::{get, send_get, MARGIN};
+use integration_tests::process::{start_modoai, Running};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
-use support::{get, start, Running, MARGIN};
 
 fn sigterm(server: &Running) {
     kill(Pid::from_raw(server.0.id() as i32), Signal::SIGTERM).unwrap();
@@ -103,7 +101,7 @@ version-command = ["sh", "-c", "echo hang 1"]
     )
     .unwrap();
     let grace = 2;
-    let (mut server, port) = start(
+    let (mut server, port) = start_modoai(
         root.path(),
         work.path(),
         &format!(
@@ -155,20 +153,15 @@ fn a_response_streaming_at_sigterm_completes_within_grace() {
     std::fs::write(root.path().join("big.bin"), &bytes).unwrap();
     let work = tempfile::tempdir().unwrap();
     let grace = 60;
-    let (mut server, port) = start(
+    let (mut server, port) = start_modoai(
         root.path(),
         work.path(),
         &format!("[server]\ngrace-secs = {grace}\n[oai]\ninline-max = 1000000000\n"),
         &["--no-watch"],
     );
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.set_read_timeout(Some(MARGIN)).unwrap();
     let id = format!("http://127.0.0.1:{port}/big.bin");
-    write!(
-        s,
-        "GET /modoai?verb=GetRecord&metadataPrefix=oai_didl&identifier={id} HTTP/1.0\r\nHost: t\r\n\r\n"
-    )
-    .unwrap();
+    let target = format!("/modoai?verb=GetRecord&metadataPrefix=oai_didl&identifier={id}");
+    let mut s = send_get(port, &target, &[]).expect("the server listens");
     let mut response = vec![0u8; 64 * 1024];
     let n = s.read(&mut response).unwrap();
     response.truncate(n);

@@ -179,7 +179,8 @@ async fn corpus_definitions_select_parts_and_validate() {
     site.write("a.txt", b"alpha\n", Some(1_700_000_000)); // 2023-11-14
     site.write(
         "img/b.png",
-        &std::fs::read(super::repo().join("examples/site/images/logo.png")).unwrap(),
+        &std::fs::read(integration_tests::repo_root().join("examples/site/images/logo.png"))
+            .unwrap(),
         Some(1_710_000_000),
     ); // 2024-03-09
     site.write("c.html", b"<p>c</p>\n", Some(1_720_000_000)); // 2024-07-03
@@ -218,7 +219,7 @@ async fn corpus_definitions_select_parts_and_validate() {
                 "xmllint",
                 "scripts/setup (Debian package libxml2-utils)",
             );
-            let schema = super::repo().join("schemas/corpus.xsd");
+            let schema = integration_tests::repo_root().join("schemas/corpus.xsd");
             let check = std::process::Command::new("xmllint")
                 .args([
                     "--noout",

@@ -3,11 +3,10 @@
 //! would rescan its folder, and each rescan would open the folder again: an idle server spinning
 //! on a core.
 
-mod support;
-
 use std::time::Duration;
 
-use support::{get, start};
+use integration_tests::http::{get, MARGIN};
+use integration_tests::process::start_modoai;
 
 /// CPU time (user + system) the process has used, in clock ticks.
 fn cpu_ticks(pid: u32) -> u64 {
@@ -41,7 +40,7 @@ fn reading_files_triggers_no_rescan() {
         }
     }
     let work = tempfile::tempdir().unwrap();
-    let (server, port) = start(root.path(), work.path(), "", &[]);
+    let (server, port) = start_modoai(root.path(), work.path(), "", &[]);
     for dir in 0..4 {
         let page = get(port, &format!("/d{dir}/f7.txt"));
         assert!(page.starts_with(b"HTTP/1.0 200"), "{page:?}");
@@ -66,10 +65,7 @@ fn reading_files_triggers_no_rescan() {
     let query = format!("/modoai?verb=GetRecord&metadataPrefix=oai_dc&identifier={id}");
     let t = std::time::Instant::now();
     while !String::from_utf8_lossy(&get(port, &query)).contains("<record>") {
-        assert!(
-            t.elapsed() < support::MARGIN,
-            "the new file never became a record"
-        );
+        assert!(t.elapsed() < MARGIN, "the new file never became a record");
         std::thread::sleep(Duration::from_millis(100));
     }
 }

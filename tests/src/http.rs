@@ -1,0 +1,53 @@
+//! The one HTTP GET of the tests that talk to a server process: a plain socket, HTTP/1.0, the
+//! response read whole or as a stream.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+/// How long a test waits for a server to start, answer or exit before calling it hung; also the
+/// read timeout of [`send_get`].
+pub const MARGIN: Duration = Duration::from_secs(30);
+
+/// Sends `GET target` to `127.0.0.1:port` with `headers` and returns the connection, ready for
+/// the response to be read; `None` when nothing listens. The request is HTTP/1.0, so the body
+/// comes unchunked and ends where the connection does. Reads time out after [`MARGIN`].
+pub fn send_get(port: u16, target: &str, headers: &[(&str, &str)]) -> Option<TcpStream> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(MARGIN)).expect("read timeout");
+    let mut head = format!("GET {target} HTTP/1.0\r\nHost: t\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).expect("send the request");
+    Some(s)
+}
+
+/// A whole HTTP/1.0 response to `GET target`, head included; empty when nothing listens.
+pub fn get(port: u16, target: &str) -> Vec<u8> {
+    let Some(mut s) = send_get(port, target, &[]) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    out
+}
+
+/// [`get`] as text, retried while the server answers 503 (it is still building its index).
+pub fn get_when_ready(port: u16, target: &str) -> String {
+    for _ in 0..200 {
+        let out = String::from_utf8_lossy(&get(port, target)).into_owned();
+        if !out.starts_with("HTTP/1.0 503") {
+            return out;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    panic!("the index never became ready");
+}
+
+/// The status code of a response read with [`send_get`] or [`get`]; 0 when there is none.
+pub fn status_code(response: &[u8]) -> u16 {
+    let head = String::from_utf8_lossy(&response[..response.len().min(12)]).into_owned();
+    head.get(9..12).and_then(|c| c.parse().ok()).unwrap_or(0)
+}

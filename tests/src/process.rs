@@ -1,0 +1,136 @@
+//! The programs under test as child processes: where cargo put the workspace's binaries, a
+//! `modoai serve` killed when the test ends, free ports, peak memory, and required tools.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::http::{get, MARGIN};
+use crate::site::repo_root;
+
+/// The workspace binary `name` (`modoai` or `modoai-harvester`, each built by the package of the
+/// same name) where cargo puts it: beside the `deps/` folder that holds this test's executable.
+///
+/// # Panics
+///
+/// When the binary is absent or older than its sources, with the command that builds it: a test
+/// never runs an old build. `cargo build --bins` builds both (scripts/test runs it first); cargo
+/// test does not, as it builds a package's binaries only for that package's own `tests/`.
+pub fn program(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable's path");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test executable lies in target/<profile>/deps");
+    let path = dir.join(name);
+    let build = format!("cargo build -p {name} --bin {name}");
+    let built = std::fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .unwrap_or_else(|_| panic!("{} is missing: run `{build}`", path.display()));
+    let crate_dir = match name {
+        "modoai" => "server-module",
+        "modoai-harvester" => "harvester",
+        other => panic!("{other} is not a binary of this workspace"),
+    };
+    let sources = [crate_dir, "protocol"].map(|c| repo_root().join(c));
+    if let Some(newer) = sources.iter().find_map(|dir| newer_source(dir, built)) {
+        panic!(
+            "{} is older than {}: run `{build}`",
+            path.display(),
+            newer.display()
+        );
+    }
+    path
+}
+
+/// A Rust file under `dir`'s `src/`, or its `Cargo.toml`, modified after `built` (the files cargo
+/// watches to rebuild the binary).
+fn newer_source(dir: &Path, built: SystemTime) -> Option<PathBuf> {
+    let is_newer = |p: &Path| {
+        std::fs::metadata(p)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t > built)
+    };
+    let manifest = dir.join("Cargo.toml");
+    if is_newer(&manifest) {
+        return Some(manifest);
+    }
+    let mut folders = vec![dir.join("src")];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") && is_newer(&path) {
+                return Some(path);
+            }
+        }
+    }
+    None
+}
+
+/// A child process, killed if the test ends (or fails) before it exits.
+pub struct Running(pub Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A TCP port on 127.0.0.1 that was free a moment ago.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind an ephemeral port")
+        .local_addr()
+        .expect("its address")
+        .port()
+}
+
+/// Starts `modoai serve ARGS` on `root` with a configuration file in `work` holding `config`,
+/// and waits until it answers Identify.
+pub fn start_modoai(root: &Path, work: &Path, config: &str, args: &[&str]) -> (Running, u16) {
+    let port = free_port();
+    let config_path = work.join("modoai.toml");
+    std::fs::write(&config_path, config).expect("write the configuration");
+    let child = Command::new(program("modoai"))
+        .arg("serve")
+        .args(args)
+        .arg("--root")
+        .arg(root)
+        .args(["--listen", &format!("127.0.0.1:{port}"), "--config"])
+        .arg(&config_path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the modoai binary starts");
+    let server = Running(child);
+    let started = Instant::now();
+    while !get(port, "/modoai?verb=Identify").starts_with(b"HTTP/1.0 200") {
+        assert!(started.elapsed() < MARGIN, "the server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (server, port)
+}
+
+/// Peak resident memory (VmHWM) of a running process, in KiB; `None` once it is gone.
+pub fn vm_hwm(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// Panics with how to install `tool` when it is missing.
+pub fn require_tool(tool: &str, install: &str) {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status();
+    assert!(
+        found.is_ok_and(|s| s.success()),
+        "{tool} is not installed: run scripts/setup (or: {install})"
+    );
+}
