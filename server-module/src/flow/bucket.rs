@@ -59,7 +59,7 @@ impl Bucket {
             self.tokens -= 1.0;
             Ok(())
         } else {
-            Err(Duration::from_secs_f64((1.0 - self.tokens) / rate.per_sec))
+            Err(seconds((1.0 - self.tokens) / rate.per_sec))
         }
     }
 
@@ -67,8 +67,14 @@ impl Bucket {
     fn until_idle(&self, rate: Rate, now: Instant) -> Duration {
         let mut b = *self;
         b.refill(rate, now);
-        Duration::from_secs_f64((f64::from(rate.burst) - b.tokens) / rate.per_sec)
+        seconds((f64::from(rate.burst) - b.tokens) / rate.per_sec)
     }
+}
+
+/// A wait in seconds as a `Duration`; a wait too long to represent (a rate so small that one
+/// token takes longer than `Duration::MAX`) is `Duration::MAX`, which Retry-After caps anyway.
+fn seconds(secs: f64) -> Duration {
+    Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX)
 }
 
 /// The buckets of all clients, at most `max` of them. Full buckets are dropped when room is
@@ -125,6 +131,19 @@ mod tests {
         per_sec: 2.0,
         burst: 3,
     };
+
+    #[tokio::test(start_paused = true)]
+    async fn a_vanishingly_small_rate_waits_the_longest_time_instead_of_panicking() {
+        let b = Buckets::new(10);
+        let tiny = Rate {
+            per_sec: 1e-300,
+            burst: 1,
+        };
+        assert_eq!(b.take("a", tiny, Instant::now()), Ok(()));
+        assert_eq!(b.take("a", tiny, Instant::now()), Err(Duration::MAX));
+        // The bounded map still finds which client frees up soonest.
+        assert!(b.take("b", tiny, Instant::now()).is_ok());
+    }
 
     #[tokio::test(start_paused = true)]
     async fn burst_then_rate() {

@@ -64,7 +64,9 @@ impl Flow {
 
 /// Whole seconds, rounded up, so the client's retry finds a token; 1 to 3600.
 fn retry_after(wait: Duration) -> u32 {
-    let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    let secs = wait
+        .as_secs()
+        .saturating_add(u64::from(wait.subsec_nanos() > 0));
     secs.clamp(1, u64::from(MAX_RETRY_AFTER)) as u32
 }
 
@@ -91,6 +93,7 @@ mod tests {
         assert_eq!(retry_after(Duration::from_secs(2)), 2);
         assert_eq!(retry_after(Duration::ZERO), 1);
         assert_eq!(retry_after(Duration::from_secs(10_000)), 3600);
+        assert_eq!(retry_after(Duration::MAX), 3600);
     }
 
     #[test]
