@@ -45,9 +45,12 @@ async fn failures_are_data_and_the_crate_is_still_served() {
     let site = TestSite::empty();
     site.write("a.txt", b"hello", None);
     let work = tempfile::tempdir().unwrap();
+    // A sleep this test alone starts (the fraction is this process's id), so that counting the
+    // survivors sees no other test's or other run's processes.
+    let sleep = format!("sleep 60.{}", std::process::id());
     let p = plugins(
         work.path(),
-        r#"
+        &r#"
 [[plugin]]
 label = "md5"
 builtin = "md5"
@@ -56,7 +59,7 @@ mime = "*/*"
 [[plugin]]
 label = "slow"
 mime = "*/*"
-command = ["sh", "-c", "sleep 60 & sleep 60", "sh", "{path}"]
+command = ["sh", "-c", "SLEEP & SLEEP", "sh", "{path}"]
 version-command = ["sh", "-c", "echo slow 1"]
 timeout-secs = 1
 
@@ -104,7 +107,7 @@ mime = "*/*"
 max-input-bytes = 2
 command = ["cat", "{path}"]
 version-command = ["sh", "-c", "echo big 1"]
-"#,
+"#.replace("SLEEP", &sleep),
     )
     .await;
     assert!(!p.all_healthy(), "the absent tool is reported");
@@ -165,7 +168,7 @@ version-command = ["sh", "-c", "echo big 1"]
     assert!(crate_el[0]["uid"].starts_with(&server.id("a.txt")));
     // No process of the timed-out plugin survives.
     let ps = std::process::Command::new("sh")
-        .args(["-c", "ps -eo args | grep -c '^sleep 60$' || true"])
+        .args(["-c", &format!("ps -eo args | grep -cx '{sleep}' || true")])
         .output()
         .unwrap();
     assert_eq!(
