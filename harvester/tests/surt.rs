@@ -68,7 +68,7 @@ const VECTORS: &[(&str, &str)] = &[
 ];
 
 #[test]
-fn archive_md_vectors() {
+fn reference_vectors() {
     for (input, expected) in VECTORS {
         assert_eq!(surt(input).as_deref(), Ok(*expected), "surt({input:?})");
     }

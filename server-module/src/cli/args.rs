@@ -87,7 +87,7 @@ pub struct ServeArgs {
     /// Default: http://LISTEN-ADDRESS/.
     #[arg(long)]
     pub(crate) base_url: Option<String>,
-    /// A TOML configuration file (see README: Configuration).
+    /// A TOML configuration file (docs/webmasters.md: Configuration).
     #[arg(long)]
     pub(crate) config: Option<PathBuf>,
     /// The metadata tools of oai_crate (see plugins.toml); without it, oai_crate is not offered.
