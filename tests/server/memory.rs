@@ -1,11 +1,10 @@
 //! Streaming: a GetRecord of a 1 GiB file in oai_didl keeps the server's peak RSS bounded.
 //! The server runs as its own process (the `modoai` binary), so its peak RSS is its own.
 
-use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use integration_tests::http::{get, send_get};
+use integration_tests::http::{get, read_some, send_get};
 use integration_tests::process::{free_port, program, vm_hwm, Running};
 
 const GIB: u64 = 1 << 30;
@@ -21,7 +20,7 @@ fn fetch(port: u16, target: &str) -> (u64, Vec<u8>) {
     let mut buf = vec![0u8; 256 * 1024];
     let (mut total, mut tail) = (0u64, Vec::new());
     loop {
-        let n = s.read(&mut buf).unwrap();
+        let n = read_some(&mut s, &mut buf).unwrap();
         if n == 0 {
             return (total, tail);
         }

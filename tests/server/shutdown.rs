@@ -8,7 +8,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use integration_tests::http::{get, send_get, MARGIN};
+use integration_tests::http::{get, read_some, send_get, MARGIN};
 use integration_tests::process::{start_modoai, Running};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
@@ -163,7 +163,7 @@ fn a_response_streaming_at_sigterm_completes_within_grace() {
     let target = format!("/modoai?verb=GetRecord&metadataPrefix=oai_didl&identifier={id}");
     let mut s = send_get(port, &target, &[]).expect("the server listens");
     let mut response = vec![0u8; 64 * 1024];
-    let n = s.read(&mut response).unwrap();
+    let n = read_some(&mut s, &mut response).unwrap();
     response.truncate(n);
     assert!(response.starts_with(b"HTTP/1.0 200"), "{response:?}");
     sigterm(&server);

@@ -51,3 +51,14 @@ pub fn status_code(response: &[u8]) -> u16 {
     let head = String::from_utf8_lossy(&response[..response.len().min(12)]).into_owned();
     head.get(9..12).and_then(|c| c.parse().ok()).unwrap_or(0)
 }
+
+/// One `read` that is tried again when a signal interrupts it (`EINTR`): the test binary's other
+/// tests run servers whose signal handlers (SIGCHLD, SIGTERM) interrupt blocking reads here.
+pub fn read_some(stream: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match stream.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}
