@@ -3,9 +3,10 @@
 //! The test reads the ```` ```sh ```` blocks of README.md, CONTRIBUTING.md and docs/*.md and
 //! checks each command line against [`table::TABLE`], which says how it runs: for real against
 //! the binaries ([`How::Run`]), as a server that must start and answer ([`How::Serve`]), by CI
-//! ([`How::Ci`]) or by another test ([`How::Peer`]). A command missing from the table, or an
-//! entry missing from the docs, fails the test. Synopses and output go in ```` ```text ````
-//! blocks, configuration in ```` ```toml ````.
+//! ([`How::Ci`]), by another test ([`How::Peer`]), or, for `cargo` commands that build or run
+//! the tests, checked for the packages, test binaries and modules they name ([`How::Cargo`]). A
+//! command missing from the table, or an entry missing from the docs, fails the test. Synopses
+//! and output go in ```` ```text ```` blocks, configuration in ```` ```toml ````.
 
 mod exec;
 mod links;
@@ -190,6 +191,96 @@ fn peer_commands_are_run_by_their_test() {
             assert!(
                 read(runner).contains(stem),
                 "{runner} does not run {script}"
+            );
+        }
+    }
+}
+
+/// The packages of the workspace as `cargo metadata` describes them.
+fn workspace_packages() -> Vec<serde_json::Value> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
+        .current_dir(repo_root())
+        .output()
+        .expect("cargo metadata runs");
+    assert!(output.status.success(), "cargo metadata failed");
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("cargo metadata prints JSON");
+    metadata["packages"]
+        .as_array()
+        .expect("cargo metadata lists packages")
+        .clone()
+}
+
+/// The targets of `package` of the given kind (`test`, `lib`, …), as (name, source path).
+fn targets(package: &serde_json::Value, kind: &str) -> Vec<(String, String)> {
+    package["targets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| {
+            t["kind"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| k == kind))
+        })
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap_or("").to_owned(),
+                t["src_path"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn cargo_commands_name_real_packages_tests_and_modules() {
+    let packages = workspace_packages();
+    for entry in TABLE {
+        let How::Cargo = entry.how else {
+            continue;
+        };
+        let words: Vec<&str> = entry.command.split_whitespace().collect();
+        assert!(
+            words[0] == "cargo",
+            "`{}` is not a cargo command",
+            entry.command
+        );
+        let Some(at) = words.iter().position(|w| *w == "-p") else {
+            continue;
+        };
+        let name = words[at + 1];
+        let package = packages
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("`{}`: no workspace package {name}", entry.command));
+        if words.contains(&"--lib") {
+            assert!(
+                !targets(package, "lib").is_empty(),
+                "`{}`: {name} has no library",
+                entry.command
+            );
+        }
+        let Some(at) = words.iter().position(|w| *w == "--test") else {
+            continue;
+        };
+        let test = words[at + 1];
+        let (_, source) = targets(package, "test")
+            .into_iter()
+            .find(|(t, _)| t == test)
+            .unwrap_or_else(|| panic!("`{}`: {name} has no test {test}", entry.command));
+        if let Some(filter) = words.get(at + 2).filter(|w| !w.starts_with('-')) {
+            let text = fs::read_to_string(&source).unwrap_or_else(|e| panic!("{source}: {e}"));
+            assert!(
+                text.lines().any(|l| l.trim() == format!("mod {filter};")),
+                "`{}`: {source} declares no module {filter}",
+                entry.command
             );
         }
     }

@@ -28,6 +28,11 @@ pub(crate) enum How {
         words: &'static [&'static str],
         runner: &'static str,
     },
+    /// A `cargo` command that builds the workspace or runs its tests (running it here would run
+    /// the suite inside itself): each `-p PACKAGE` must be a workspace package, `--test NAME`
+    /// one of its test binaries, `--lib` its library, and a filter after `--test NAME` a module
+    /// that binary declares.
+    Cargo,
 }
 
 /// What a [`How::Run`] command needs before it runs.
@@ -66,6 +71,13 @@ const fn run(command: &'static str, expect: &'static str) -> Entry {
             expect,
             prepare: Prepare::Nothing,
         },
+    }
+}
+
+const fn cargo(command: &'static str) -> Entry {
+    Entry {
+        command,
+        how: How::Cargo,
     }
 }
 
@@ -194,7 +206,15 @@ pub(crate) const TABLE: &[Entry] = &[
     },
     // docs/architecture.md
     ci("scripts/bench"),
-    // docs/testing.md (until it carries docs/testing-list.md)
+    // docs/testing.md
+    cargo("cargo build --bins"),
+    cargo("cargo nextest run -p integration-tests --test server verbs"),
+    cargo("cargo nextest run -p integration-tests --test harvester faults"),
+    cargo("cargo nextest run -p integration-tests --test server -E 'not (test(crate_tools) | test(memory) | test(interop))'"),
+    cargo("cargo nextest run -p modoai-harvester --test integration client"),
+    cargo("cargo nextest run -p integration-tests --test docs"),
+    cargo("cargo test -p modoai --lib"),
+    cargo("cargo test -p modoai-protocol"),
     ci("scripts/fuzz page --minutes 60"),
 ];
 
@@ -203,5 +223,5 @@ pub(crate) const TABLE: &[Entry] = &[
 const PYWB: How = How::Peer {
     script: "tests/python/pywb_replay.py",
     words: &["wb-manager", "init", "add", "wayback"],
-    runner: "harvester/tests/e2e/our_server.rs",
+    runner: "tests/harvester/our_server.rs",
 };
