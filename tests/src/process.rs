@@ -43,18 +43,15 @@ pub fn program(name: &str) -> PathBuf {
     path
 }
 
-/// A Rust file under `dir`'s `src/`, or its `Cargo.toml`, modified after `built` (the files cargo
-/// watches to rebuild the binary).
+/// A Rust file under `dir`'s `src/` modified after `built`: cargo rebuilds, and so rewrites, the
+/// binary whenever one of these changes. (Not `Cargo.toml`: cargo leaves the binary as it is when
+/// an edit of the manifest changes nothing it builds, such as a comment.)
 fn newer_source(dir: &Path, built: SystemTime) -> Option<PathBuf> {
     let is_newer = |p: &Path| {
         std::fs::metadata(p)
             .and_then(|m| m.modified())
             .is_ok_and(|t| t > built)
     };
-    let manifest = dir.join("Cargo.toml");
-    if is_newer(&manifest) {
-        return Some(manifest);
-    }
     let mut folders = vec![dir.join("src")];
     while let Some(folder) = folders.pop() {
         for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
