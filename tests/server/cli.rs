@@ -1,13 +1,23 @@
 //! The `modoai` command line: start-up output, configuration errors, help, exit codes.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 
 use integration_tests::http::get_when_ready;
 use integration_tests::process::program;
 
 fn modoai() -> Command {
     Command::new(program("modoai"))
+}
+
+/// `modoai plugins check --plugins FILE`, run to its end.
+fn plugins_check(plugins: &Path) -> Output {
+    modoai()
+        .args(["plugins", "check", "--plugins"])
+        .arg(plugins)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -138,11 +148,7 @@ fn plugins_check_and_explain() {
     let dir = tempfile::tempdir().unwrap();
     let plugins = dir.path().join("plugins.toml");
     std::fs::copy(format!("{root}/plugins.toml"), &plugins).unwrap();
-    let out = modoai()
-        .args(["plugins", "check", "--plugins"])
-        .arg(&plugins)
-        .output()
-        .unwrap();
+    let out = plugins_check(&plugins);
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -190,11 +196,7 @@ fn plugins_check_and_explain() {
         "[[plugin]]\nlabel = \"x\"\nmime = \"image/jp*g\"\nbuiltin = \"md5\"\n",
     )
     .unwrap();
-    let out = modoai()
-        .args(["plugins", "check", "--plugins"])
-        .arg(&plugins)
-        .output()
-        .unwrap();
+    let out = plugins_check(&plugins);
     assert_eq!(
         out.status.code(),
         Some(2),
@@ -208,11 +210,7 @@ fn plugins_check_and_explain() {
         "[[plugin]]\nlabel = \"gone\"\nmime = \"*/*\"\ncommand = [\"modoai-no-such-tool\", \"{path}\"]\nversion-command = [\"modoai-no-such-tool\", \"--version\"]\n",
     )
     .unwrap();
-    let out = modoai()
-        .args(["plugins", "check", "--plugins"])
-        .arg(&plugins)
-        .output()
-        .unwrap();
+    let out = plugins_check(&plugins);
     let report = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
