@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::{self, BufRead};
+use std::path::Path;
 
 use serde::Serialize;
 
@@ -119,9 +121,7 @@ impl ArchiveReport {
                 warc_bytes += e.metadata().map_err(at(&warcs))?.len();
             }
         }
-        let index_lines = fs::read_to_string(layout.index())
-            .map(|t| t.lines().count() as u64)
-            .unwrap_or(0);
+        let index_lines = count_lines(&layout.index()).unwrap_or(0);
         Ok(ArchiveReport {
             archive: layout.dir().display().to_string(),
             archive_id: archive.archive_id().to_owned(),
@@ -131,6 +131,23 @@ impl ArchiveReport {
             lists: lists.into_values().collect(),
             harvests: archive.state().lists.values().flat_map(harvests).collect(),
         })
+    }
+}
+
+/// The lines of a file as `str::lines` counts them (a last line without `\n` counts too), read
+/// in bounded chunks: an index holds one line per capture.
+fn count_lines(path: &Path) -> io::Result<u64> {
+    let mut file = io::BufReader::with_capacity(64 * 1024, fs::File::open(path)?);
+    let (mut lines, mut open_line) = (0, false);
+    loop {
+        let chunk = file.fill_buf()?;
+        let Some(&last) = chunk.last() else {
+            return Ok(lines + u64::from(open_line));
+        };
+        lines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
+        open_line = last != b'\n';
+        let n = chunk.len();
+        file.consume(n);
     }
 }
 
@@ -195,6 +212,20 @@ mod tests {
 
     /// The JSON is what `inspect archive --json` printed when it built `serde_json::json!`
     /// values (whose keys come out sorted).
+    #[test]
+    fn lines_are_counted_as_str_lines_counts_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.cdxj");
+        for text in ["", "a\n", "a\nb", "a\n\nb\n", &"x y {}\n".repeat(20_000)] {
+            fs::write(&path, text).unwrap();
+            assert_eq!(
+                count_lines(&path).unwrap(),
+                text.lines().count() as u64,
+                "{text:.20?}"
+            );
+        }
+    }
+
     #[test]
     fn harvests_serialise_as_the_json_values_did() {
         let finished = HarvestReport::Finished {
