@@ -2,79 +2,18 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::mpsc;
-use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use integration_tests::process::program;
 use integration_tests::repo_root;
 use tempfile::TempDir;
 
 /// How long a command or a server start may take.
 const PATIENCE: Duration = Duration::from_secs(60);
-
-/// The folder of the `modoai` and `modoai-harvester` binaries, built once per test process.
-///
-/// A test of this crate cannot name another package's binaries (`CARGO_BIN_EXE_*` covers its own
-/// package only), so it builds them with the cargo that runs it; that is a no-op when they are
-/// fresh (as after `cargo test --workspace --all-targets`), and never tests a stale binary.
-pub(crate) fn bin_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let exe = std::env::current_exe().expect("the test executable has a path");
-        // target/<profile>/deps/docs-HASH → target/<profile>
-        let dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target/<profile>/deps");
-        let profile = dir.file_name().and_then(|n| n.to_str()).unwrap_or("debug");
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut build = Command::new(cargo);
-        build.current_dir(repo_root());
-        // Cargo gives a test the variables of its own package (CARGO_MANIFEST_DIR, CARGO_PKG_*,
-        // …); passed on, build scripts that watch them (ring's) would see a change and rebuild
-        // the binaries' dependencies on every run, and again in the next ordinary build.
-        for (name, _) in std::env::vars_os() {
-            let name = name.to_string_lossy();
-            if name.starts_with("CARGO_") && !is_cargo_setting(&name) || name.starts_with("NEXTEST")
-            {
-                build.env_remove(&*name);
-            }
-        }
-        build.args([
-            "build",
-            "-q",
-            "-p",
-            "modoai",
-            "-p",
-            "modoai-harvester",
-            "--bins",
-        ]);
-        if profile != "debug" {
-            build.args(["--profile", profile]);
-        }
-        let status = build.status().expect("cargo runs");
-        assert!(status.success(), "building the binaries failed: {status}");
-        dir.to_path_buf()
-    })
-}
-
-/// Variables that configure cargo itself (as a user's shell may set them), as opposed to those
-/// cargo sets for the package it compiles or tests.
-fn is_cargo_setting(name: &str) -> bool {
-    [
-        "CARGO_HOME",
-        "CARGO_TARGET_DIR",
-        "CARGO_BUILD_",
-        "CARGO_NET_",
-        "CARGO_REGISTR",
-        "CARGO_PROFILE_",
-    ]
-    .iter()
-    .any(|p| name.starts_with(p))
-}
 
 /// A work folder: the doc commands' relative paths resolve here as they would in the repository
 /// (`examples/` links to the repository's; `plugins.toml` is a copy, so its cache stays here).
@@ -88,13 +27,13 @@ pub(crate) fn work_dir() -> TempDir {
     dir
 }
 
-/// The command as the shell runs it: `cargo run -p BIN --` becomes the built binary, and the
+/// The command as the shell runs it: `cargo run -p BIN --` becomes the built binary (found, and
+/// refused when stale, by the support library's [`program`]), and the
 /// docs' example address `127.0.0.1:8080` becomes `address`.
 pub(crate) fn rewrite(command: &str, address: &str) -> String {
-    let bins = bin_dir();
     let mut out = command.to_owned();
     for bin in ["modoai-harvester", "modoai"] {
-        let path = format!("'{}'", bins.join(bin).display());
+        let path = format!("'{}'", program(bin).display());
         for quiet in ["", "-q "] {
             out = out.replace(&format!("cargo run {quiet}-p {bin} --"), &path);
         }
