@@ -1,13 +1,13 @@
 //! Running documented commands: the binaries, a work folder, servers, plain HTTP probes.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use integration_tests::http;
 use integration_tests::process::program;
 use integration_tests::repo_root;
 use tempfile::TempDir;
@@ -177,16 +177,15 @@ fn served_base(line: &str) -> Option<String> {
     Some(url.trim_end_matches('/').to_owned())
 }
 
-/// A plain HTTP/1.0 GET (no chunked encoding): the status and the body, or `None` when the
-/// connection fails.
+/// A GET through the support library's one HTTP client: the status and the body, or `None`
+/// when nothing answers at `address` (`127.0.0.1:PORT`).
 fn get(address: &str, path: &str) -> Option<(u16, String)> {
-    let mut stream = TcpStream::connect(address).ok()?;
-    stream.set_read_timeout(Some(PATIENCE)).ok()?;
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: {address}\r\n\r\n").ok()?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).ok()?;
+    let port = address.rsplit_once(':')?.1.parse().ok()?;
+    let raw = http::get(port, path);
+    if raw.is_empty() {
+        return None;
+    }
     let text = String::from_utf8_lossy(&raw);
-    let status = text.split_whitespace().nth(1)?.parse().ok()?;
     let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    Some((status, body.to_owned()))
+    Some((http::status_code(&raw), body.to_owned()))
 }
