@@ -8,8 +8,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use integration_tests::http;
-use integration_tests::process::program;
+use integration_tests::process::{program, signal};
 use integration_tests::repo_root;
+use nix::sys::signal::Signal;
 use tempfile::TempDir;
 
 /// How long a command or a server start may take.
@@ -57,7 +58,7 @@ pub(crate) fn shell(dir: &Path, command: &str) -> Output {
     match waited.recv_timeout(PATIENCE) {
         Ok(output) => output.expect("the command's output"),
         Err(_) => {
-            signal(pid, "KILL");
+            signal(pid, Signal::SIGKILL);
             panic!("`{command}` did not finish within {PATIENCE:?}");
         }
     }
@@ -74,12 +75,6 @@ fn bash(dir: &Path, command: &str) -> Command {
     cmd.env_remove("RUST_LOG").env("NO_COLOR", "1");
     cmd.stdin(Stdio::null());
     cmd
-}
-
-fn signal(pid: u32, name: &str) {
-    let _ = Command::new("kill")
-        .args([format!("-{name}"), pid.to_string()])
-        .status();
 }
 
 /// A server started from a documented command, stopped (SIGTERM) when dropped.
@@ -146,7 +141,7 @@ impl Server {
     /// Sends SIGTERM and waits for the exit status.
     pub(crate) fn stop(mut self) -> ExitStatus {
         let mut child = self.child.take().expect("stopped once");
-        signal(child.id(), "TERM");
+        signal(child.id(), Signal::SIGTERM);
         let deadline = Instant::now() + PATIENCE;
         loop {
             if let Some(status) = child.try_wait().expect("wait for the server") {
@@ -164,7 +159,7 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            signal(child.id(), "TERM");
+            signal(child.id(), Signal::SIGTERM);
             let _ = child.wait();
         }
     }

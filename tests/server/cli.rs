@@ -5,7 +5,8 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use integration_tests::http::get_when_ready;
-use integration_tests::process::program;
+use integration_tests::process::{program, signal};
+use nix::sys::signal::Signal;
 
 fn modoai() -> Command {
     Command::new(program("modoai"))
@@ -75,11 +76,7 @@ fn serve_prints_the_urls_to_open_and_stops_on_sigterm() {
         .expect("the file plugin ran");
     assert!(file_tool.contains(r#"status="ok""#), "{file_tool}");
     assert!(file_tool.contains("HTML document"), "{file_tool}");
-    assert!(Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
+    signal(child.id(), Signal::SIGTERM);
     let status = child.wait().unwrap();
     assert!(status.success(), "SIGTERM is a clean shutdown: {status}");
 }

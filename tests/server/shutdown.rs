@@ -9,12 +9,11 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use integration_tests::http::{get, read_some, send_get, MARGIN};
-use integration_tests::process::{start_modoai, Running};
-use nix::sys::signal::{kill, Signal};
-use nix::unistd::Pid;
+use integration_tests::process::{signal, start_modoai, Running};
+use nix::sys::signal::Signal;
 
 fn sigterm(server: &Running) {
-    kill(Pid::from_raw(server.0.id() as i32), Signal::SIGTERM).unwrap();
+    signal(server.0.id(), Signal::SIGTERM);
 }
 
 /// Waits for the server to exit; panics when it takes longer than `bound`.

@@ -66,6 +66,16 @@ fn newer_source(dir: &Path, built: SystemTime) -> Option<PathBuf> {
     None
 }
 
+/// Sends `signal` to the process `pid` (SIGTERM to stop a server, SIGHUP to reload it).
+///
+/// # Panics
+///
+/// When the process does not exist.
+pub fn signal(pid: u32, signal: nix::sys::signal::Signal) {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(pid).expect("a pid fits in i32"));
+    nix::sys::signal::kill(pid, signal).unwrap_or_else(|e| panic!("{signal} to {pid}: {e}"));
+}
+
 /// A child process, killed if the test ends (or fails) before it exits.
 pub struct Running(pub Child);
 
