@@ -41,6 +41,17 @@ pub enum FetchError {
         #[source]
         source: Box<dyn StdError + Send + Sync>,
     },
+    /// The first request to an endpoint could not connect (refused, no such host, TLS refused):
+    /// most likely a wrong URL, so it is not retried ([`Client::get_first`](super::Client::get_first)).
+    #[error("cannot connect to {authority}: {cause}; is the URL right? ({url})")]
+    Unreachable {
+        /// The URL requested.
+        url: String,
+        /// Its host and port.
+        authority: String,
+        /// Why, in a few words (e.g. `connection refused`).
+        cause: String,
+    },
     /// No response head arrived within the header timeout on the last attempt.
     #[error("no response from {url} within {timeout:?} ({})", attempts_note(*.attempts))]
     Timeout {
