@@ -4,7 +4,9 @@
 mod cli;
 mod crash;
 mod faults;
+mod interrupt;
 mod memory;
+mod mistakes;
 mod our_server;
 mod pyoai;
 mod scripted;

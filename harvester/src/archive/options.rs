@@ -59,3 +59,55 @@ pub(super) fn archive_id(
         (None, None) => Ok(crate::warc::default_host()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn asking(id: &str) -> ArchiveOptions {
+        ArchiveOptions {
+            archive_id: Some(id.into()),
+            ..ArchiveOptions::default()
+        }
+    }
+
+    fn stored(id: &str) -> State {
+        State {
+            archive_id: Some(id.into()),
+            archive_id_fixed: Some("2026-11-24T10:07:52Z".into()),
+            ..State::default()
+        }
+    }
+
+    #[test]
+    fn an_id_not_yet_fixed_by_an_item_can_still_be_chosen() {
+        let id = archive_id(&stored("vm"), &asking("archive.example.org"), false).unwrap();
+        assert_eq!(id, "archive.example.org");
+        let id = archive_id(&State::default(), &ArchiveOptions::default(), false).unwrap();
+        assert_eq!(id, crate::warc::default_host());
+    }
+
+    #[test]
+    fn a_fixed_id_is_kept_and_another_one_refused_saying_what_to_do() {
+        let state = stored("archive.example.org");
+        let id = archive_id(&state, &ArchiveOptions::default(), true).unwrap();
+        assert_eq!(id, "archive.example.org");
+        assert_eq!(
+            archive_id(&state, &asking("archive.example.org"), true).unwrap(),
+            id
+        );
+        let error = archive_id(&state, &asking("other.example.org"), true).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.starts_with(
+                "this archive's id is \"archive.example.org\" (fixed by its first harvest on \
+                 2026-11-24T10:07:52Z), not \"other.example.org\""
+            ),
+            "{message}"
+        );
+        assert!(
+            message.ends_with("drop --archive-id or use another --archive folder"),
+            "{message}"
+        );
+    }
+}
