@@ -13,6 +13,7 @@ use url::Url;
 
 use super::body::BodyStream;
 use super::connect::{http_client, HttpClient};
+use super::error::connect_cause;
 use super::host::{HostPermit, Hosts};
 use super::retry::{self, is_retryable};
 use super::stats::Counters;
@@ -374,32 +375,6 @@ impl fmt::Display for Failure {
             Self::Network(error) => write!(f, "{}", ErrorChain(error)),
             Self::Timeout => f.write_str("no response head within the header timeout"),
         }
-    }
-}
-
-/// Why connecting failed, in a few lower-case words: `connection refused` rather than
-/// `Connection refused (os error 111)`; the innermost cause otherwise (a DNS or TLS failure).
-fn connect_cause(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut innermost = error;
-    while let Some(source) = innermost.source() {
-        innermost = source;
-    }
-    if let Some(io) = innermost.downcast_ref::<std::io::Error>() {
-        match io.kind() {
-            std::io::ErrorKind::ConnectionRefused => return "connection refused".into(),
-            std::io::ErrorKind::TimedOut => return "connecting timed out".into(),
-            _ => {}
-        }
-    }
-    let text = innermost.to_string();
-    let text = match text.rfind(" (os error ") {
-        Some(at) => text[..at].to_owned(),
-        None => text,
-    };
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(c) => c.to_lowercase().chain(chars).collect(),
-        None => "connection failed".into(),
     }
 }
 
