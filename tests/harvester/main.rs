@@ -11,6 +11,7 @@ mod our_server;
 mod pyoai;
 mod scripted;
 mod services;
+mod terminal;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
