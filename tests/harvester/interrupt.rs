@@ -105,6 +105,23 @@ fn assert_closed_and_indexed(archive: &Path) {
     archive_check(archive);
 }
 
+/// The archive services read the interrupted archive: a profile from its index, and a corpus
+/// whose WARC files all exist.
+fn assert_readable(archive: &Path) {
+    let a = archive.to_str().unwrap();
+    let profile = archive.with_extension("ukvs");
+    harvest_ok(&["profile", "--archive", a, "--out", profile.to_str().unwrap()], 0);
+    let corpus = harvest_ok(&["corpus", "--archive", a, "--out", "-"], 0);
+    let warcs: Vec<&str> = corpus
+        .split(|c: char| c.is_whitespace() || "<>\"'/".contains(c))
+        .filter(|w| w.ends_with(".warc.gz"))
+        .collect();
+    assert!(!warcs.is_empty(), "{corpus}");
+    for w in warcs {
+        assert!(archive.join("warcs").join(w).exists(), "{w} cited, absent");
+    }
+}
+
 /// The same command again: completes, continuing, with every record exactly once.
 fn assert_resumes_to_the_end(args: &[String], archive: &Path) {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -142,6 +159,7 @@ fn sigint_stops_at_a_safe_point_closes_the_archive_and_exits_130() {
     let items = ledger(&archive).len();
     assert!((6..PAGES * 3).contains(&items), "{items} items");
     assert_closed_and_indexed(&archive);
+    assert_readable(&archive);
     assert_resumes_to_the_end(&args, &archive);
 }
 

@@ -83,6 +83,9 @@ impl Archive {
             // Stored with the first item (an older version stored it on opening).
             state.archive_id = None;
             state.archive_id_fixed = None;
+        } else if state.archive_id.is_none() {
+            // A crash between the first item's ledger line and the state that names its id.
+            state.archive_id = Some(archive_id.clone());
         }
         let warcs = layout.warcs();
         let recovery = recovery::recover_open_files(&warcs, &ends).map_err(at(&warcs))?;
