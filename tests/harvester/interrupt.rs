@@ -110,7 +110,16 @@ fn assert_closed_and_indexed(archive: &Path) {
 fn assert_readable(archive: &Path) {
     let a = archive.to_str().unwrap();
     let profile = archive.with_extension("ukvs");
-    harvest_ok(&["profile", "--archive", a, "--out", profile.to_str().unwrap()], 0);
+    harvest_ok(
+        &[
+            "profile",
+            "--archive",
+            a,
+            "--out",
+            profile.to_str().unwrap(),
+        ],
+        0,
+    );
     let corpus = harvest_ok(&["corpus", "--archive", a, "--out", "-"], 0);
     let warcs: Vec<&str> = corpus
         .split(|c: char| c.is_whitespace() || "<>\"'/".contains(c))
@@ -164,28 +173,56 @@ fn sigint_stops_at_a_safe_point_closes_the_archive_and_exits_130() {
 }
 
 #[test]
-fn sigterm_stops_a_harvest_list_at_a_safe_point() {
-    let server = FaultServer::start(slow_pages);
+fn sigterm_stops_every_endpoint_of_a_harvest_list_at_a_safe_point() {
+    // Two endpoints (one server under two host names) into two archives, harvested at once.
+    let one = FaultServer::start(slow_pages);
+    let two = FaultServer::start_as("localhost", slow_pages);
     let work = tempfile::tempdir().unwrap();
-    let archive = work.path().join("archive");
     let list = work.path().join("list.toml");
-    let toml = format!(
-        "[[endpoint]]\nurl = \"{}\"\narchive = \"archive\"\nmetadata-prefix = \"oai_dc\"\n",
-        server.url("/oai")
-    );
+    let mut toml = String::new();
+    for (server, archive) in [(&one, "one"), (&two, "two")] {
+        toml.push_str(&format!(
+            "[[endpoint]]\nurl = \"{}\"\narchive = \"{archive}\"\nmetadata-prefix = \"oai_dc\"\n",
+            server.url("/oai")
+        ));
+    }
     std::fs::write(&list, toml).unwrap();
-    let mut child = spawn(&["harvest-list".into(), list.to_str().unwrap().into()]);
-    wait_for_items(&archive, 6);
+    let archives = ["one", "two"].map(|a| work.path().join(a));
+    let harvest_list = ["harvest-list".to_owned(), list.to_str().unwrap().to_owned()];
+    let mut child = spawn(&harvest_list);
+    for archive in &archives {
+        wait_for_items(archive, 3);
+    }
     signal(child.0.id(), Signal::SIGTERM);
     let (code, stdout, stderr) = finish(&mut child.0, Duration::from_secs(30));
     assert_eq!(code, Some(130), "stdout:\n{stdout}\nstderr:\n{stderr}");
-    assert!(
-        stderr.contains("interrupted; run the same command again to continue"),
+    assert_eq!(
+        stderr
+            .matches("interrupted; run the same command again to continue")
+            .count(),
+        1,
         "{stderr}"
     );
-    assert_eq!(stdout.matches("INTERRUPTED").count(), 1, "{stdout}");
-    assert_closed_and_indexed(&archive);
-    assert_resumes_to_the_end(&args(&server.url("/oai"), &archive), &archive);
+    assert_eq!(stdout.matches("INTERRUPTED").count(), 2, "{stdout}");
+    for archive in &archives {
+        assert!(ledger(archive).len() < PAGES * 3);
+        assert_closed_and_indexed(archive);
+    }
+    let args: Vec<&str> = harvest_list.iter().map(String::as_str).collect();
+    let stdout = harvest_ok(&args, 0);
+    assert_eq!(
+        stdout.matches("continued an interrupted harvest").count(),
+        2,
+        "{stdout}"
+    );
+    for archive in &archives {
+        assert_eq!(
+            ledger(archive).len(),
+            PAGES * 3,
+            "every record exactly once"
+        );
+        assert_closed_and_indexed(archive);
+    }
 }
 
 #[test]

@@ -86,7 +86,8 @@ pub(crate) struct ClientArgs {
     /// Seconds to wait between two requests to the same host.
     #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
     delay: f64,
-    /// Retries of a failed request or a broken page.
+    /// Retries of a failed request or a broken page. The first request to an endpoint is retried
+    /// at most once, and not at all when it cannot connect: a wrong URL fails at once.
     #[arg(long, default_value_t = 8, value_name = "N")]
     retries: u32,
     /// The User-Agent header.
@@ -120,7 +121,8 @@ struct HarvestArgs {
     /// The metadata format. Default: oai_crate when the endpoint offers it, else oai_dc.
     #[arg(long, value_name = "PREFIX")]
     metadata_prefix: Option<String>,
-    /// Harvest only this set.
+    /// Harvest only this set. One the endpoint does not list (ListSets) is an error, not an
+    /// empty harvest.
     #[arg(long, value_name = "SPEC")]
     set: Option<String>,
     /// Only records changed since this date (YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ). Default: the
