@@ -4,11 +4,14 @@
 mod cli;
 mod crash;
 mod faults;
+mod interrupt;
 mod memory;
+mod mistakes;
 mod our_server;
 mod pyoai;
 mod scripted;
 mod services;
+mod terminal;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

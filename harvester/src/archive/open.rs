@@ -34,6 +34,8 @@ pub struct Archive {
     writer: Option<Writer>,
     ledger: Ledger,
     state: State,
+    /// The archive id of its PWIDs; stored in the state when the first item is committed.
+    archive_id: String,
     /// Digests of (endpoint, prefix, identifier, datestamp) of every item held: 20 bytes per
     /// item, so ten million items fit in a few hundred MB.
     seen: HashSet<[u8; 20]>,
@@ -75,7 +77,16 @@ impl Archive {
         .map_err(at(&ledger_path))?;
         let state_path = layout.state();
         let mut state = State::load(&state_path).map_err(at(&state_path))?;
-        state.archive_id = Some(archive_id(&state, &options)?);
+        let fixed = ledger.len() > 0;
+        let archive_id = archive_id(&state, &options, fixed)?;
+        if !fixed {
+            // Stored with the first item (an older version stored it on opening).
+            state.archive_id = None;
+            state.archive_id_fixed = None;
+        } else if state.archive_id.is_none() {
+            // A crash between the first item's ledger line and the state that names its id.
+            state.archive_id = Some(archive_id.clone());
+        }
         let warcs = layout.warcs();
         let recovery = recovery::recover_open_files(&warcs, &ends).map_err(at(&warcs))?;
         let mut archive = Archive {
@@ -85,6 +96,7 @@ impl Archive {
             writer: None,
             ledger,
             state,
+            archive_id,
             seen: HashSet::new(),
             originals: HashMap::new(),
             recovery,
@@ -108,7 +120,7 @@ impl Archive {
 
     /// The archive id of its PWIDs.
     pub fn archive_id(&self) -> &str {
-        self.state.archive_id.as_deref().unwrap_or("localhost")
+        &self.archive_id
     }
 
     /// What opening the archive had to repair.
@@ -173,7 +185,20 @@ impl Archive {
         let offset = self.ledger.append(entry).map_err(at(&path))?;
         let (key, originals) = remembered(offset, entry);
         self.learn(key, originals);
+        if self.state.archive_id.is_none() {
+            self.fix_archive_id()?;
+        }
         Ok(())
+    }
+
+    /// Stores the archive id with the first archived item: from now on its PWIDs name it. The
+    /// state is saved at once, so the id is never missing beside a ledgered item.
+    fn fix_archive_id(&mut self) -> Result<(), ArchiveError> {
+        self.state.archive_id = Some(self.archive_id.clone());
+        let now = time::OffsetDateTime::now_utc();
+        self.state.archive_id_fixed = Some(crate::warc::warc_date(now));
+        let path = self.layout.state();
+        self.state.save(&path).map_err(at(&path))
     }
 
     /// Makes everything so far durable (WARC file, then ledger), then saves the state: after a

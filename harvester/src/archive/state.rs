@@ -11,9 +11,13 @@ use serde::{Deserialize, Serialize};
 /// Everything the archive remembers between runs besides the ledger.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct State {
-    /// The archive id of the archive's PWIDs ([`crate::pwid`]), fixed by its first harvest.
+    /// The archive id of the archive's PWIDs ([`crate::pwid`]), fixed when its first item is
+    /// archived.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub archive_id: Option<String>,
+    /// When the archive id was fixed (RFC 3339), for the message refusing another one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archive_id_fixed: Option<String>,
     /// Ledger bytes already merged into the CDXJ index.
     #[serde(default)]
     pub indexed: u64,

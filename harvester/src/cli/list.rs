@@ -29,8 +29,11 @@ use modoai_harvester::harvest::{HarvestOptions, Harvester, Quiet, Summary};
 use serde::Deserialize;
 use tokio::runtime::Runtime;
 
+use tokio_util::sync::CancellationToken;
+
 use super::{
-    check_date, summary, usage, ClientArgs, WarcArgs, EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS,
+    check_date, endpoint_url, interrupt, summary, usage, ClientArgs, WarcArgs, EXIT_FAILED,
+    EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS,
 };
 
 #[derive(Debug, Args)]
@@ -108,7 +111,9 @@ fn read(file: &Path) -> anyhow::Result<Vec<(PathBuf, HarvestOptions)>> {
                     .unwrap_or_else(|| "modoai-harvest".into()),
                 ..HarvestOptions::new(&url)
             };
-            check_date("from", options.from.as_deref())
+            endpoint_url(&url)
+                .map_err(anyhow::Error::msg)
+                .and_then(|_| check_date("from", options.from.as_deref()))
                 .and_then(|()| check_date("until", options.until.as_deref()))
                 .with_context(|| format!("{}: endpoint {n} ({url})", file.display()))?;
             Ok((base.join(archive), options))
@@ -127,7 +132,12 @@ fn entry(file: &Path, n: usize, table: toml::Table) -> anyhow::Result<Entry> {
         .with_context(|| format!("{}: endpoint {n}{url}", file.display()))
 }
 
-pub(crate) fn run(runtime: &Runtime, args: ListArgs, quiet: bool) -> anyhow::Result<u8> {
+pub(crate) fn run(
+    runtime: &Runtime,
+    args: ListArgs,
+    quiet: bool,
+    cancel: CancellationToken,
+) -> anyhow::Result<u8> {
     if args.jobs == 0 {
         return Err(usage("--jobs must be at least 1"));
     }
@@ -145,13 +155,15 @@ pub(crate) fn run(runtime: &Runtime, args: ListArgs, quiet: bool) -> anyhow::Res
         for (archive, lists) in groups {
             let (client, handle, jobs) = (client.clone(), handle.clone(), jobs.clone());
             let warc = args.warc.clone();
+            let cancel = cancel.clone();
             tasks.push(tokio::spawn(async move {
-                let _slot = jobs
-                    .acquire_owned()
-                    .await
-                    .expect("the jobs semaphore is never closed");
-                tokio::task::spawn_blocking(move || group(&archive, &warc, lists, client, handle))
-                    .await?
+                let _slot = tokio::select! {
+                    slot = jobs.acquire_owned() => slot.expect("the jobs semaphore is never closed"),
+                    // Archives still waiting for a slot are not started.
+                    () = cancel.cancelled() => return Ok(Vec::new()),
+                };
+                let harvest = move || group(&archive, &warc, lists, client, handle, &cancel);
+                tokio::task::spawn_blocking(harvest).await?
             }));
         }
         let mut out = Vec::new();
@@ -160,6 +172,11 @@ pub(crate) fn run(runtime: &Runtime, args: ListArgs, quiet: bool) -> anyhow::Res
         }
         out
     });
+    let interrupted = results
+        .iter()
+        .flatten()
+        .flatten()
+        .any(Summary::is_interrupted);
     let mut code = EXIT_OK;
     for r in results {
         match r {
@@ -168,13 +185,16 @@ pub(crate) fn run(runtime: &Runtime, args: ListArgs, quiet: bool) -> anyhow::Res
                     if !quiet {
                         println!("{}", summary::render(&s));
                     }
-                    if let Some(e) = &s.error {
-                        eprintln!("error: {}: {e}", s.endpoint);
+                    match &s.error {
+                        Some(_) if s.is_interrupted() => {}
+                        Some(e) => eprintln!("error: {}: {e}", s.endpoint),
+                        None => {}
                     }
                     code = code.max(match summary::exit_code(&s) {
-                        EXIT_FAILED => 2,
+                        EXIT_OK => 0,
                         EXIT_PROBLEMS => 1,
-                        _ => 0,
+                        // An endpoint that failed, refused what was asked or was interrupted.
+                        _ => 2,
                     });
                 }
             }
@@ -183,6 +203,10 @@ pub(crate) fn run(runtime: &Runtime, args: ListArgs, quiet: bool) -> anyhow::Res
                 code = 2;
             }
         }
+    }
+    if interrupted {
+        eprintln!("{}", interrupt::INTERRUPTED);
+        return Ok(EXIT_INTERRUPTED);
     }
     Ok(match code {
         0 => EXIT_OK,
@@ -198,12 +222,18 @@ fn group(
     lists: Vec<HarvestOptions>,
     client: Client,
     handle: tokio::runtime::Handle,
+    cancel: &CancellationToken,
 ) -> anyhow::Result<Vec<Summary>> {
     let mut a = Archive::open(archive, warc.options())
         .with_context(|| format!("cannot open the archive {}", archive.display()))?;
     let mut out = Vec::new();
     for options in lists {
-        let summary = Harvester::new(client.clone(), handle.clone(), &mut a, &Quiet).run(&options);
+        if cancel.is_cancelled() {
+            break;
+        }
+        let summary = Harvester::new(client.clone(), handle.clone(), &mut a, &Quiet)
+            .cancellation(cancel.clone())
+            .run(&options);
         out.push(summary);
     }
     a.close()

@@ -1,6 +1,7 @@
 //! The command line: argument definitions and dispatch.
 
 mod inspect;
+mod interrupt;
 mod list;
 mod profile;
 mod progress;
@@ -27,6 +28,9 @@ pub(crate) const EXIT_FAILED: u8 = 1;
 pub(crate) const EXIT_USAGE: u8 = 2;
 /// Done, but with problems it reports: items not archived or failing fixity.
 pub(crate) const EXIT_PROBLEMS: u8 = 3;
+/// Interrupted by SIGINT/SIGTERM at a safe point (or aborted by a second one): the same command
+/// again continues. 128 + SIGINT, as shells report a process ended by Ctrl-C.
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 /// The exit codes, as `--help` lists them.
 const EXIT_CODES: &str = "\
@@ -34,8 +38,11 @@ Exit codes:
   0  done: the list was harvested to its end, the lookup found its answer
   1  the command ran but stopped early or found nothing (see the message; run the same
      harvest again to continue from the last completed page)
-  2  bad usage, arguments or configuration: nothing was done
-  3  done, but some items were not archived or failed a fixity check (recorded in the archive)";
+  2  bad usage, arguments or configuration: nothing was done (also when the endpoint refuses
+     what was asked: a set it does not list, a format it does not have, a bad argument)
+  3  done, but some items were not archived or failed a fixity check (recorded in the archive)
+  130 interrupted by Ctrl-C (SIGINT) or SIGTERM (harvest, harvest-list): the archive was
+     closed at a safe point; run the same command again to continue";
 
 /// Harvests OAI-PMH 2.0 endpoints into WARC 1.1 archives with a CDXJ index.
 #[derive(Debug, Parser)]
@@ -79,7 +86,8 @@ pub(crate) struct ClientArgs {
     /// Seconds to wait between two requests to the same host.
     #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
     delay: f64,
-    /// Retries of a failed request or a broken page.
+    /// Retries of a failed request or a broken page. The first request to an endpoint is retried
+    /// at most once, and not at all when it cannot connect: a wrong URL fails at once.
     #[arg(long, default_value_t = 8, value_name = "N")]
     retries: u32,
     /// The User-Agent header.
@@ -105,6 +113,7 @@ impl ClientArgs {
 #[derive(Debug, Args)]
 struct HarvestArgs {
     /// The OAI-PMH base URL, e.g. http://example.org/modoai
+    #[arg(value_parser = endpoint_url)]
     url: String,
     /// The archive folder (created if missing).
     #[arg(long, value_name = "DIR")]
@@ -112,7 +121,8 @@ struct HarvestArgs {
     /// The metadata format. Default: oai_crate when the endpoint offers it, else oai_dc.
     #[arg(long, value_name = "PREFIX")]
     metadata_prefix: Option<String>,
-    /// Harvest only this set.
+    /// Harvest only this set. One the endpoint does not list (ListSets) is an error, not an
+    /// empty harvest.
     #[arg(long, value_name = "SPEC")]
     set: Option<String>,
     /// Only records changed since this date (YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ). Default: the
@@ -202,7 +212,7 @@ pub(crate) fn init_logging(quiet: bool) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(progress::log_writer)
         .init();
 }
 
@@ -217,12 +227,17 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let client = args.client.client()?;
             let handle = runtime.handle().clone();
             let quiet = cli.quiet;
+            let cancel = interrupt::on_signal(&runtime)?;
             let code = runtime.block_on(async move {
-                tokio::task::spawn_blocking(move || harvest(args, client, handle, quiet)).await
+                tokio::task::spawn_blocking(move || harvest(args, client, handle, quiet, cancel))
+                    .await
             })??;
             Ok(ExitCode::from(code))
         }
-        Command::HarvestList(args) => list::run(&runtime, args, cli.quiet).map(ExitCode::from),
+        Command::HarvestList(args) => {
+            let cancel = interrupt::on_signal(&runtime)?;
+            list::run(&runtime, args, cli.quiet, cancel).map(ExitCode::from)
+        }
         Command::Inspect(i) => inspect::run(&runtime, i).map(|()| ExitCode::from(EXIT_OK)),
         Command::Profile(p) => profile::run(p),
         Command::Pwid(p) => pwid::run(p),
@@ -241,11 +256,33 @@ pub(crate) fn check_date(name: &str, value: Option<&str>) -> anyhow::Result<()> 
     }
 }
 
+/// The form of an endpoint URL, for messages.
+const URL_FORM: &str = "an http(s) URL such as http://example.org/modoai";
+
+/// Checks an endpoint's base URL before anything is created: absolute, `http` or `https`, with
+/// a host, and no white space (which a URL parser would quietly percent-encode).
+pub(crate) fn endpoint_url(value: &str) -> Result<String, String> {
+    if value.chars().any(char::is_whitespace) {
+        return Err(format!(
+            "{value:?} contains white space; expected {URL_FORM}"
+        ));
+    }
+    let url = url::Url::parse(value)
+        .map_err(|e| format!("{value:?} is not a URL ({e}); expected {URL_FORM}"))?;
+    if !matches!(url.scheme(), "http" | "https") || !url.has_host() {
+        return Err(format!(
+            "{value:?} is not an http(s) URL with a host; expected {URL_FORM}"
+        ));
+    }
+    Ok(value.to_owned())
+}
+
 fn harvest(
     args: HarvestArgs,
     client: Client,
     handle: tokio::runtime::Handle,
     quiet: bool,
+    cancel: tokio_util::sync::CancellationToken,
 ) -> anyhow::Result<u8> {
     check_date("--from", args.from.as_deref())?;
     check_date("--until", args.until.as_deref())?;
@@ -265,17 +302,53 @@ fn harvest(
         ..HarvestOptions::new(&args.url)
     };
     let bar = progress::Bar::new(quiet, &args.url);
-    let result = Harvester::new(client, handle, &mut archive, &bar).run(&options);
+    let result = Harvester::new(client, handle, &mut archive, &bar)
+        .cancellation(cancel)
+        .run(&options);
     bar.finish();
     archive.close().context("cannot close the archive")?;
-    if !quiet {
+    let usage = result.error.as_ref().is_some_and(|e| e.is_usage());
+    if !quiet && !usage {
         println!("{}", summary::render(&result));
     }
-    if let Some(e) = &result.error {
-        eprintln!("error: {e}");
-        if result.pages > 0 || result.resumed {
-            eprintln!("run the same command again to continue from the last completed page");
+    match &result.error {
+        Some(_) if result.is_interrupted() => eprintln!("{}", interrupt::INTERRUPTED),
+        Some(e) => {
+            eprintln!("error: {e}");
+            if !usage && (result.pages > 0 || result.resumed) {
+                eprintln!("run the same command again to continue from the last completed page");
+            }
         }
+        None => {}
     }
     Ok(summary::exit_code(&result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::endpoint_url;
+
+    #[test]
+    fn endpoint_urls_are_absolute_http_urls_with_a_host_and_no_white_space() {
+        for good in [
+            "http://example.org/modoai",
+            "https://127.0.0.1:8080/oai?x=1",
+        ] {
+            assert_eq!(endpoint_url(good).as_deref(), Ok(good));
+        }
+        for bad in [
+            "htp:/x",
+            "example.org/modoai",
+            "http://exa mple.org/modoai",
+            "http://example.org/mod oai",
+            "file:///tmp/oai",
+            "",
+        ] {
+            let error = endpoint_url(bad).unwrap_err();
+            assert!(
+                error.contains("http://example.org/modoai"),
+                "{bad}: {error}"
+            );
+        }
+    }
 }

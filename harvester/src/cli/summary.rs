@@ -3,7 +3,7 @@
 use modoai_harvester::archive::Recovery;
 use modoai_harvester::harvest::Summary;
 
-use super::{EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS};
+use super::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE};
 
 /// A few lines for people.
 pub(crate) fn render(s: &Summary) -> String {
@@ -19,6 +19,7 @@ pub(crate) fn render(s: &Summary) -> String {
         set = s.set.as_ref().map(|x| format!(", set {x}")).unwrap_or_default(),
         from = s.from.as_ref().map(|x| format!(", from {x}")).unwrap_or_default(),
         state = match (&s.error, s.resumed) {
+            (Some(_), _) if s.is_interrupted() => "INTERRUPTED",
             (Some(_), _) => "STOPPED EARLY",
             (None, true) => "complete (continued an interrupted harvest)",
             (None, false) => "complete",
@@ -55,7 +56,11 @@ pub(crate) fn recovery(r: &Recovery) -> String {
 }
 
 pub(crate) fn exit_code(s: &Summary) -> u8 {
-    if s.error.is_some() {
+    if s.is_interrupted() {
+        EXIT_INTERRUPTED
+    } else if s.error.as_ref().is_some_and(|e| e.is_usage()) {
+        EXIT_USAGE
+    } else if s.error.is_some() {
         EXIT_FAILED
     } else if s.fixity_errors > 0 || s.bad_records > 0 {
         EXIT_PROBLEMS

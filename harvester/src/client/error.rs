@@ -41,6 +41,17 @@ pub enum FetchError {
         #[source]
         source: Box<dyn StdError + Send + Sync>,
     },
+    /// The first request to an endpoint could not connect (refused, no such host, TLS refused):
+    /// most likely a wrong URL, so it is not retried ([`Client::get_first`](super::Client::get_first)).
+    #[error("cannot connect to {authority}: {cause}; is the URL right? ({url})")]
+    Unreachable {
+        /// The URL requested.
+        url: String,
+        /// Its host and port.
+        authority: String,
+        /// Why, in a few words (e.g. `connection refused`).
+        cause: String,
+    },
     /// No response head arrived within the header timeout on the last attempt.
     #[error("no response from {url} within {timeout:?} ({})", attempts_note(*.attempts))]
     Timeout {
@@ -91,5 +102,44 @@ fn attempts_note(attempts: u32) -> String {
     match attempts {
         1 => "1 attempt".to_owned(),
         n => format!("{n} attempts"),
+    }
+}
+
+/// Why connecting failed, in a few lower-case words: `connection refused` rather than
+/// `Connection refused (os error 111)`; the innermost cause otherwise (a DNS or TLS failure).
+pub(super) fn connect_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut innermost = error;
+    while let Some(source) = innermost.source() {
+        innermost = source;
+    }
+    if let Some(io) = innermost.downcast_ref::<std::io::Error>() {
+        match io.kind() {
+            std::io::ErrorKind::ConnectionRefused => return "connection refused".into(),
+            std::io::ErrorKind::TimedOut => return "connecting timed out".into(),
+            _ => {}
+        }
+    }
+    let text = innermost.to_string();
+    let text = match text.rfind(" (os error ") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => "connection failed".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connect_causes_are_a_few_lower_case_words() {
+        let refused = io::Error::from(io::ErrorKind::ConnectionRefused);
+        assert_eq!(connect_cause(&refused), "connection refused");
+        let dns = io::Error::other("Name or service not known (os error -2)");
+        assert_eq!(connect_cause(&dns), "name or service not known");
     }
 }

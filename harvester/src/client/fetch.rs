@@ -13,6 +13,7 @@ use url::Url;
 
 use super::body::BodyStream;
 use super::connect::{http_client, HttpClient};
+use super::error::connect_cause;
 use super::host::{HostPermit, Hosts};
 use super::retry::{self, is_retryable};
 use super::stats::Counters;
@@ -20,6 +21,10 @@ use super::{ClientConfig, FetchError, Response, Stats, DEFAULT_USER_AGENT};
 
 /// Redirects followed for one [`Client::get`] before giving up.
 pub const MAX_REDIRECTS: u32 = 10;
+
+/// Retries of [`Client::get_first`] (a header timeout, a reset connection, a 5xx): one, so a
+/// passing hiccup does not fail a harvest, while a wrong URL still fails within seconds.
+pub const FIRST_REQUEST_RETRIES: u32 = 1;
 
 /// An HTTP(S) client for harvesting: retries with backoff, honours `Retry-After`, follows
 /// redirects and keeps to a per-host politeness policy.
@@ -85,6 +90,26 @@ impl Client {
     /// [`retry_after_max`](ClientConfig::retry_after_max)) or else after [`Client::backoff`].
     /// Other statuses fail at once. The body is not read: see [`Response`].
     pub async fn get(&self, url: &str) -> Result<Response, FetchError> {
+        self.fetch(url, self.inner.config.max_retries, false).await
+    }
+
+    /// GETs `url` as the first request to an endpoint, one not yet known to answer: like
+    /// [`get`](Self::get), but a failure to connect (refused, no such host, TLS refused) fails at
+    /// once as [`FetchError::Unreachable`], and any other failure is retried at most
+    /// [`FIRST_REQUEST_RETRIES`] times. A wrong URL then fails in seconds with its cause; the
+    /// long policy of [`max_retries`](ClientConfig::max_retries) is for endpoints that have
+    /// answered.
+    pub async fn get_first(&self, url: &str) -> Result<Response, FetchError> {
+        let retries = self.inner.config.max_retries.min(FIRST_REQUEST_RETRIES);
+        self.fetch(url, retries, true).await
+    }
+
+    async fn fetch(
+        &self,
+        url: &str,
+        max_retries: u32,
+        first: bool,
+    ) -> Result<Response, FetchError> {
         let mut target = Target::parse(url)?;
         let (mut attempts, mut retries, mut redirects) = (0, 0, 0);
         loop {
@@ -102,7 +127,12 @@ impl Client {
                 Answer::Failed(failure) => failure,
             };
             drop(permit);
-            if !failure.is_retryable() || retries == self.inner.config.max_retries {
+            if first {
+                if let Some(error) = failure.unreachable(&target) {
+                    return Err(error);
+                }
+            }
+            if !failure.is_retryable() || retries == max_retries {
                 return Err(failure.into_error(&self.inner.config, &target.url, attempts));
             }
             retries += 1;
@@ -299,6 +329,21 @@ impl Failure {
             Self::Status(response) => retry::retry_after(response.headers(), SystemTime::now()),
             Self::Network(_) | Self::Timeout => None,
         }
+    }
+
+    /// A failure to connect, as the error of a first request: the endpoint is not there.
+    fn unreachable(&self, target: &Target) -> Option<FetchError> {
+        let Self::Network(error) = self else {
+            return None;
+        };
+        if !error.is_connect() {
+            return None;
+        }
+        Some(FetchError::Unreachable {
+            url: target.url.to_string(),
+            authority: target.host.clone(),
+            cause: connect_cause(error),
+        })
     }
 
     fn into_error(self, config: &ClientConfig, url: &Url, attempts: u32) -> FetchError {

@@ -5,7 +5,9 @@ use std::collections::HashSet;
 use modoai_protocol::form::request_url;
 use modoai_protocol::{OaiError, Verb};
 use tokio::runtime::Handle;
+use tokio_util::sync::CancellationToken;
 
+use super::net::Net;
 use super::HarvestError;
 use crate::client::Client;
 use crate::parse::{Identify, PageEvent, PageParser};
@@ -21,25 +23,26 @@ pub struct Format {
     pub namespace: String,
 }
 
-/// Fetches and parses one small page whole, with the page retry policy of the harvest.
-pub(crate) fn events(
-    client: &Client,
-    handle: &Handle,
-    url: &str,
-) -> Result<Vec<PageEvent>, HarvestError> {
+/// Fetches and parses one small page whole, with the page retry policy of the harvest; the
+/// `first` request to the endpoint gets the short policy ([`Client::get_first`]) and is not
+/// fetched again when its body is no OAI-PMH: a wrong URL fails at once.
+pub(crate) fn events(net: Net<'_>, url: &str, first: bool) -> Result<Vec<PageEvent>, HarvestError> {
     let mut attempt = 0;
+    let max_retries = if first {
+        0
+    } else {
+        net.client.config().max_retries
+    };
     loop {
         attempt += 1;
-        let response = handle
-            .block_on(client.get(url))
-            .map_err(|e| HarvestError::Fetch(Box::new(e)))?;
-        let reader = response.into_reader(handle);
+        let response = net.get(url, first)?;
+        let reader = response.into_reader(net.handle);
         match PageParser::new(reader).collect::<Result<Vec<_>, _>>() {
             Ok(events) => return Ok(events),
-            Err(error) if attempt <= client.config().max_retries => {
-                let wait = client.backoff(attempt);
+            Err(error) if attempt <= max_retries => {
+                let wait = net.client.backoff(attempt);
                 tracing::warn!(%url, %error, ?wait, "broken page, retrying");
-                std::thread::sleep(wait);
+                net.pause(wait)?;
             }
             Err(error) => {
                 return Err(HarvestError::BrokenPage {
@@ -62,10 +65,23 @@ fn oai_errors(events: &[PageEvent]) -> Vec<OaiError> {
         .collect()
 }
 
-/// The endpoint's Identify answer.
+/// The endpoint's Identify answer (the first request to it: see [`Client::get_first`]).
 pub fn identify(client: &Client, handle: &Handle, base: &str) -> Result<Identify, HarvestError> {
+    identify_with(net(client, handle, &CancellationToken::new()), base)
+}
+
+/// A [`Net`] that is never cancelled.
+fn net<'a>(client: &'a Client, handle: &'a Handle, never: &'a CancellationToken) -> Net<'a> {
+    Net {
+        client,
+        handle,
+        cancel: never,
+    }
+}
+
+pub(crate) fn identify_with(net: Net<'_>, base: &str) -> Result<Identify, HarvestError> {
     let url = request_url(base, Verb::Identify, &[]);
-    let events = events(client, handle, &url)?;
+    let events = events(net, &url, true)?;
     let errors = oai_errors(&events);
     events
         .into_iter()
@@ -78,8 +94,12 @@ pub fn identify(client: &Client, handle: &Handle, base: &str) -> Result<Identify
 
 /// The formats the endpoint offers.
 pub fn formats(client: &Client, handle: &Handle, base: &str) -> Result<Vec<Format>, HarvestError> {
+    formats_with(net(client, handle, &CancellationToken::new()), base)
+}
+
+pub(crate) fn formats_with(net: Net<'_>, base: &str) -> Result<Vec<Format>, HarvestError> {
     let url = request_url(base, Verb::ListMetadataFormats, &[]);
-    let events = events(client, handle, &url)?;
+    let events = events(net, &url, false)?;
     let errors = oai_errors(&events);
     if !errors.is_empty() {
         return Err(HarvestError::Oai { url, errors });
@@ -107,6 +127,10 @@ pub fn sets(
     handle: &Handle,
     base: &str,
 ) -> Result<Vec<(String, String)>, HarvestError> {
+    sets_with(net(client, handle, &CancellationToken::new()), base)
+}
+
+pub(crate) fn sets_with(net: Net<'_>, base: &str) -> Result<Vec<(String, String)>, HarvestError> {
     let mut out = Vec::new();
     let mut token: Option<String> = None;
     let mut seen = HashSet::new();
@@ -115,7 +139,7 @@ pub fn sets(
             Some(t) => request_url(base, Verb::ListSets, &[("resumptionToken", t)]),
             None => request_url(base, Verb::ListSets, &[]),
         };
-        let events = events(client, handle, &url)?;
+        let events = events(net, &url, false)?;
         let errors = oai_errors(&events);
         if errors
             .iter()

@@ -55,6 +55,59 @@ pub enum HarvestError {
     /// A date argument is not an OAI-PMH datestamp.
     #[error("{0:?} is not a date of the form YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ")]
     BadDate(String),
+    /// The endpoint refused the list's first request (`badArgument`, `cannotDisseminateFormat`):
+    /// a mistake in what was asked, not a harvest to continue.
+    #[error(
+        "{url}: the endpoint refused the request: {}; check --metadata-prefix, --set, --from \
+         and --until (`modoai-harvester inspect endpoint` shows its formats and sets)",
+        describe(errors)
+    )]
+    Refused {
+        /// The request.
+        url: String,
+        /// The errors.
+        errors: Vec<OaiError>,
+    },
+    /// The set asked for is not one the endpoint lists, and it has no records in it.
+    #[error(
+        "set {set:?} is not one of the endpoint's sets ({}), and the endpoint answered {url} \
+         with {}; check the set's spelling",
+        known_sets(sets),
+        describe(errors)
+    )]
+    UnknownSet {
+        /// The set asked for.
+        set: String,
+        /// The request answered `noRecordsMatch`.
+        url: String,
+        /// The endpoint's answer.
+        errors: Vec<OaiError>,
+        /// The set specs it lists.
+        sets: Vec<String>,
+    },
+    /// Interrupted (SIGINT/SIGTERM, or its cancellation token) at a safe point.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+impl HarvestError {
+    /// A mistake in what was asked (a date, a set, a format or argument the endpoint refused):
+    /// nothing was harvested, and the list's state is left as it was.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            Self::BadDate(_) | Self::Refused { .. } | Self::UnknownSet { .. }
+        )
+    }
+}
+
+fn known_sets(sets: &[String]) -> String {
+    const SHOWN: usize = 10;
+    match sets.len() {
+        0 => "it has none".into(),
+        n if n <= SHOWN => sets.join(", "),
+        n => format!("{}, and {} more", sets[..SHOWN].join(", "), n - SHOWN),
+    }
 }
 
 fn describe(errors: &[OaiError]) -> String {

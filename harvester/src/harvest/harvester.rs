@@ -3,13 +3,15 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use modoai_protocol::{Datestamp, ErrorCode, Granularity};
+use modoai_protocol::{Datestamp, ErrorCode, Granularity, OaiError};
 use time::OffsetDateTime;
 use tokio::runtime::Handle;
+use tokio_util::sync::CancellationToken;
 
 use super::context::Context;
+use super::net::Net;
 use super::{endpoint, HarvestError, HarvestOptions, Progress, Summary};
-use crate::archive::{Archive, Run, Running};
+use crate::archive::{Archive, ListState, Run, Running};
 use crate::client::Client;
 use crate::warc::warc_date;
 
@@ -23,6 +25,7 @@ pub struct Harvester<'a> {
     pub(super) handle: Handle,
     pub(super) archive: &'a mut Archive,
     pub(super) progress: &'a dyn Progress,
+    pub(super) cancel: CancellationToken,
 }
 
 impl<'a> Harvester<'a> {
@@ -38,6 +41,24 @@ impl<'a> Harvester<'a> {
             handle,
             archive,
             progress,
+            cancel: CancellationToken::new(),
+        }
+    }
+
+    /// Stops the harvest when `token` is cancelled (e.g. on SIGINT), at the next safe point: the
+    /// item being stored is finished, waits and requests in flight end at once, the list's state
+    /// is saved so that the same harvest continues from there, and [`Summary::error`] is
+    /// [`HarvestError::Interrupted`]. Defaults to a token that is never cancelled.
+    pub fn cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancel = token;
+        self
+    }
+
+    pub(super) fn net(&self) -> Net<'_> {
+        Net {
+            client: &self.client,
+            handle: &self.handle,
+            cancel: &self.cancel,
         }
     }
 
@@ -69,14 +90,18 @@ impl<'a> Harvester<'a> {
                 return Err(HarvestError::BadDate(d.clone()));
             }
         }
-        let identify = endpoint::identify(&self.client, &self.handle, &o.endpoint)?;
+        let identify = endpoint::identify_with(self.net(), &o.endpoint)?;
         let granularity = identify.granularity.unwrap_or(Granularity::Day);
         let prefix = self.prefix(o)?;
         summary.prefix = prefix.clone();
         let ctx = Context::new(o, prefix, &self.client);
+        let before = self.archive.state().lists.get(&ctx.key.id()).cloned();
         let mut running = self.start(&ctx, o, granularity, summary)?;
         let result = self.pages(&ctx, &mut running, summary);
-        self.finish(&ctx, &running, &result, summary)?;
+        match &result {
+            Err(e) if e.is_usage() => self.forget(&ctx, before)?,
+            _ => self.finish(&ctx, &running, &result, summary)?,
+        }
         result
     }
 
@@ -85,7 +110,7 @@ impl<'a> Harvester<'a> {
         if let Some(p) = &o.prefix {
             return Ok(p.clone());
         }
-        let formats = endpoint::formats(&self.client, &self.handle, &o.endpoint)?;
+        let formats = endpoint::formats_with(self.net(), &o.endpoint)?;
         Ok(if formats.iter().any(|f| f.prefix == "oai_crate") {
             "oai_crate".to_owned()
         } else {
@@ -169,6 +194,18 @@ impl<'a> Harvester<'a> {
         Ok(())
     }
 
+    /// Puts the list's state back as it was before a run whose first request was refused: a
+    /// mistake in the command is neither a harvest to continue nor one to count.
+    fn forget(&mut self, ctx: &Context, before: Option<ListState>) -> Result<(), HarvestError> {
+        let lists = &mut self.archive.state_mut().lists;
+        match before {
+            Some(list) => lists.insert(ctx.key.id(), list),
+            None => lists.remove(&ctx.key.id()),
+        };
+        self.archive.checkpoint()?;
+        Ok(())
+    }
+
     /// Follows the list to its end, from the saved token or from its first page.
     fn pages(
         &mut self,
@@ -183,10 +220,16 @@ impl<'a> Harvester<'a> {
         let mut restarts = 0;
         // Tokens of this run (a resumed run starts afresh: the state keeps only the next one).
         let mut tokens_seen = HashSet::new();
+        // The list's first request of this run: refusals of it are mistakes in the command.
+        let mut first = running.token.is_none();
         loop {
+            self.net().check()?;
             let page = self.page(ctx, &url, summary)?;
             if !page.errors.is_empty() {
                 let codes: Vec<ErrorCode> = page.errors.iter().map(|e| e.code).collect();
+                if first {
+                    self.check_first(ctx, &url, &page.errors)?;
+                }
                 if codes.iter().all(|c| *c == ErrorCode::NoRecordsMatch) {
                     if running.first_response_date.is_none() {
                         running.first_response_date = page.response_date.map(|d| d.to_string());
@@ -208,6 +251,7 @@ impl<'a> Harvester<'a> {
                     running.token = None;
                     tokens_seen.clear();
                     url = ctx.first_url(running);
+                    first = false;
                     continue;
                 }
                 return Err(HarvestError::Oai {
@@ -215,6 +259,7 @@ impl<'a> Harvester<'a> {
                     errors: page.errors,
                 });
             }
+            first = false;
             running.pages += 1;
             summary.pages += 1;
             if running.first_response_date.is_none() {
@@ -249,5 +294,48 @@ impl<'a> Harvester<'a> {
             self.archive.state_mut().list_mut(&ctx.key).running = Some(running.clone());
             self.archive.checkpoint()?;
         }
+    }
+
+    /// Errors that answer the list's first request: `badArgument` and
+    /// `cannotDisseminateFormat` refuse what was asked; `noRecordsMatch` for a set the endpoint
+    /// does not list is a mistyped set, not an empty one (OAI-PMH §3.6 gives no error code for
+    /// an unknown set).
+    fn check_first(
+        &self,
+        ctx: &Context,
+        url: &str,
+        errors: &[OaiError],
+    ) -> Result<(), HarvestError> {
+        let refused = errors.iter().any(|e| {
+            matches!(
+                e.code,
+                ErrorCode::BadArgument | ErrorCode::CannotDisseminateFormat
+            )
+        });
+        if refused {
+            return Err(HarvestError::Refused {
+                url: url.to_owned(),
+                errors: errors.to_vec(),
+            });
+        }
+        let Some(set) = &ctx.key.set else {
+            return Ok(());
+        };
+        if errors.iter().any(|e| e.code != ErrorCode::NoRecordsMatch) {
+            return Ok(());
+        }
+        let sets: Vec<String> = endpoint::sets_with(self.net(), ctx.endpoint())?
+            .into_iter()
+            .map(|(spec, _)| spec)
+            .collect();
+        if sets.contains(set) {
+            return Ok(());
+        }
+        Err(HarvestError::UnknownSet {
+            set: set.clone(),
+            url: url.to_owned(),
+            errors: errors.to_vec(),
+            sets,
+        })
     }
 }

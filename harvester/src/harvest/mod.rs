@@ -6,6 +6,10 @@
 //! harvest continue where it stopped. A page that fails to arrive or parse is fetched again with the
 //! client's backoff, then reported; items it delivered before failing are not stored twice, since
 //! the archive knows every (identifier, datestamp) it holds.
+//!
+//! A harvest given a cancellation token ([`Harvester::cancellation`]) stops at the next safe
+//! point once it is cancelled: after the item being stored, or at once while it waits for an
+//! answer or a retry. Its state is saved as after a failure, so the same harvest continues.
 
 mod collect;
 mod context;
@@ -15,6 +19,7 @@ mod facts;
 mod fixity;
 mod harvester;
 mod item;
+mod net;
 mod options;
 mod page;
 mod refs;

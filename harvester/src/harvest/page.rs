@@ -47,7 +47,7 @@ impl Harvester<'_> {
                     tracing::warn!("{msg}");
                     self.progress.warn(&msg);
                     summary.page_retries += 1;
-                    std::thread::sleep(wait);
+                    self.net().pause(wait)?;
                 }
                 Err(Failure::Retry(error)) => {
                     return Err(HarvestError::BrokenPage {
@@ -66,10 +66,7 @@ impl Harvester<'_> {
         url: &str,
         summary: &mut Summary,
     ) -> Result<Page, Failure> {
-        let response = self
-            .handle
-            .block_on(self.client.get(url))
-            .map_err(|e| Failure::Fatal(HarvestError::Fetch(Box::new(e))))?;
+        let response = self.net().get(url, false).map_err(Failure::Fatal)?;
         let reader = response.into_reader(&self.handle);
         let spool_dir = self.archive.layout().spool();
         let new_spool = move || Spool::new(spool_dir.clone(), DEFAULT_SPOOL_THRESHOLD);
@@ -104,12 +101,15 @@ impl Harvester<'_> {
                     {
                         deferred.push(d);
                     }
+                    // A safe point: the item is stored (or deferred, to be harvested again).
+                    self.net().check().map_err(Failure::Fatal)?;
                 }
                 _ => {}
             }
         }
         drop(parser);
         for d in deferred {
+            self.net().check().map_err(Failure::Fatal)?;
             self.fetch_refs(ctx, d, summary).map_err(Failure::Fatal)?;
         }
         Ok(page)

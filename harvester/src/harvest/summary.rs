@@ -54,6 +54,11 @@ impl Summary {
     pub fn is_complete(&self) -> bool {
         self.error.is_none()
     }
+
+    /// The harvest was interrupted at a safe point (its cancellation token was cancelled).
+    pub fn is_interrupted(&self) -> bool {
+        matches!(self.error, Some(HarvestError::Interrupted))
+    }
 }
 
 /// Receives progress, e.g. for a progress bar. Every method has an empty default.

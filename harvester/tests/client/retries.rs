@@ -192,3 +192,47 @@ async fn zero_retries_means_one_attempt() {
     );
     assert_eq!(server.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn a_first_request_that_cannot_connect_fails_at_once_with_the_cause() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let client = fast_client();
+    let url = format!("http://127.0.0.1:{port}/oai?verb=Identify");
+    let error = client.get_first(&url).await.unwrap_err();
+    assert!(
+        matches!(&error, FetchError::Unreachable { cause, .. } if cause == "connection refused"),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "cannot connect to 127.0.0.1:{port}: connection refused; is the URL right? ({url})"
+        )
+    );
+    assert_eq!(client.stats().retries, 0);
+    // Later requests (an endpoint that answered before) keep the full retry policy.
+    assert!(matches!(
+        client.get(&url).await.unwrap_err(),
+        FetchError::Network { attempts: 4, .. }
+    ));
+}
+
+#[tokio::test]
+async fn a_first_request_is_retried_once_after_a_server_error() {
+    let server = flaky(5, |_| Reply::status(502));
+    let error = fast_client()
+        .get_first(&server.url("/oai"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, FetchError::Status { attempts: 2, .. }),
+        "{error:?}"
+    );
+    assert_eq!(server.requests().len(), 2);
+    let server = flaky(1, |_| Reply::status(503));
+    fast_client().get_first(&server.url("/oai")).await.unwrap();
+    assert_eq!(server.requests().len(), 2);
+}
