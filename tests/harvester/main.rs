@@ -4,6 +4,7 @@
 mod cli;
 mod crash;
 mod faults;
+mod manual;
 mod memory;
 mod our_server;
 mod pyoai;

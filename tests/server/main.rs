@@ -16,6 +16,7 @@ mod index;
 mod interop;
 mod isolation;
 mod layer;
+mod manual;
 mod memory;
 mod paging;
 mod records;
