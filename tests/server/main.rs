@@ -8,6 +8,7 @@ mod cli;
 mod connections;
 mod crate_plugins;
 mod crate_tools;
+mod deploy;
 mod didl;
 mod errors;
 mod flow;
