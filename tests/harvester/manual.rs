@@ -130,16 +130,24 @@ fn a_command_exits_with_each_listed_code() {
     }
 }
 
-/// A harvest sent SIGINT while a page stalls half-way.
+/// A harvest sent SIGINT while a page stalls half-way (for two seconds, so the run ends soon
+/// whether it stops at once or after the page).
 fn interrupted(archive: &str) -> Output {
     let body = page(0, 3, Some("p2"));
     let half = (body.len() / 2) as u64;
     let server = FaultServer::start(move |req| match req.params("verb").pop().as_deref() {
         Some("Identify") => Reply::ok(IDENTIFY),
-        _ => Reply::stall(body.clone(), half, MARGIN),
+        _ => Reply::stall(body.clone(), half, Duration::from_secs(2)),
     });
     let child = Command::new(program("modoai-harvester"))
-        .args(["harvest", &server.url("/oai"), "--archive", archive])
+        .args([
+            "harvest",
+            &server.url("/oai"),
+            "--archive",
+            archive,
+            "--retries",
+            "0",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
