@@ -19,6 +19,8 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve(*args),
         Command::Plugins(cmd) => plugins(cmd),
         Command::HashSecret(args) => cli::hash_secret(&args),
+        Command::Completions(args) => cli::completions(&args),
+        Command::Man(args) => cli::man(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

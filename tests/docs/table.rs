@@ -121,6 +121,14 @@ pub(crate) const TABLE: &[Entry] = &[
         r#"printf '%s\n' "$KEY" | cargo run -q -p modoai -- hash-secret --api-key"#,
         "sha256:",
     ),
+    run(
+        "cargo run -q -p modoai -- man --out-dir man/man1",
+        "man/man1/modoai-serve.1",
+    ),
+    run(
+        "cargo run -q -p modoai-harvester -- man --out-dir man/man1",
+        "man/man1/modoai-harvester-harvest.1",
+    ),
     // docs/plugins.md
     Entry {
         command: "cargo run -p modoai -- plugins check --plugins plugins.toml",
@@ -135,6 +143,15 @@ pub(crate) const TABLE: &[Entry] = &[
         "cargo run -p modoai -- plugins explain examples/site/images/sunset.jpg --plugins plugins.toml",
         "image/jpeg",
     ),
+    Entry {
+        command: "cargo run -q -p modoai -- plugins check --json --plugins plugins.toml",
+        how: How::Run {
+            // 3: a tool is missing on this machine, as above.
+            codes: &[0, 3],
+            expect: "\"status\": \"ok\"",
+            prepare: Prepare::Nothing,
+        },
+    },
     ci("scripts/setup"),
     // docs/archivists.md
     run(

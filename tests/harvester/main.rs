@@ -5,6 +5,7 @@ mod cli;
 mod crash;
 mod faults;
 mod interrupt;
+mod manual;
 mod memory;
 mod mistakes;
 mod our_server;

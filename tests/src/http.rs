@@ -2,7 +2,7 @@
 //! response read whole or as a stream.
 
 use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::net::{Ipv4Addr, SocketAddrV4, TcpStream};
 use std::time::Duration;
 
 /// How long a test waits for a server to start, answer or exit before calling it hung; also the
@@ -13,7 +13,50 @@ pub const MARGIN: Duration = Duration::from_secs(30);
 /// the response to be read; `None` when nothing listens. The request is HTTP/1.0, so the body
 /// comes unchunked and ends where the connection does. Reads time out after [`MARGIN`].
 pub fn send_get(port: u16, target: &str, headers: &[(&str, &str)]) -> Option<TcpStream> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    let s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    Some(send_on(s, target, headers))
+}
+
+/// [`send_get`] from the source address `from` (another loopback address, such as 127.0.0.2):
+/// a client that a server, or a proxy in front of it, sees at that address.
+pub fn send_get_from(
+    from: Ipv4Addr,
+    port: u16,
+    target: &str,
+    headers: &[(&str, &str)],
+) -> Option<TcpStream> {
+    use nix::sys::socket::{bind, connect, socket, AddressFamily, SockFlag, SockType, SockaddrIn};
+    use std::os::fd::AsRawFd;
+    let fd = socket(
+        AddressFamily::Inet,
+        SockType::Stream,
+        SockFlag::SOCK_CLOEXEC,
+        None,
+    )
+    .expect("a TCP socket");
+    bind(
+        fd.as_raw_fd(),
+        &SockaddrIn::from(SocketAddrV4::new(from, 0)),
+    )
+    .unwrap_or_else(|e| panic!("bind to {from}: {e}"));
+    let to = SockaddrIn::from(SocketAddrV4::new(Ipv4Addr::LOCALHOST, port));
+    connect(fd.as_raw_fd(), &to).ok()?;
+    Some(send_on(TcpStream::from(fd), target, headers))
+}
+
+/// A whole HTTP/1.0 response to `GET target` with `headers`, sent from `from` (see
+/// [`send_get_from`]); empty when nothing listens.
+pub fn get_from(from: Ipv4Addr, port: u16, target: &str, headers: &[(&str, &str)]) -> Vec<u8> {
+    let Some(mut s) = send_get_from(from, port, target, headers) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    out
+}
+
+/// Sends the request head on the connection `s`.
+fn send_on(mut s: TcpStream, target: &str, headers: &[(&str, &str)]) -> TcpStream {
     s.set_read_timeout(Some(MARGIN)).expect("read timeout");
     let mut head = format!("GET {target} HTTP/1.0\r\nHost: t\r\n");
     for (name, value) in headers {
@@ -21,7 +64,7 @@ pub fn send_get(port: u16, target: &str, headers: &[(&str, &str)]) -> Option<Tcp
     }
     head.push_str("\r\n");
     s.write_all(head.as_bytes()).expect("send the request");
-    Some(s)
+    s
 }
 
 /// A whole HTTP/1.0 response to `GET target`, head included; empty when nothing listens.

@@ -6,6 +6,7 @@
 
 pub mod fault;
 pub mod http;
+pub mod manual;
 pub mod process;
 pub mod python;
 pub mod reply;

@@ -3,6 +3,7 @@
 mod inspect;
 mod interrupt;
 mod list;
+mod manual;
 mod profile;
 mod progress;
 mod pwid;
@@ -78,6 +79,13 @@ enum Command {
     Pwid(pwid::PwidCommand),
     /// Write a corpus definition: the PWIDs of a selection of an archive's parts.
     Corpus(pwid::CorpusArgs),
+    /// Print the shell completion script of modoai-harvester for SHELL.
+    #[command(after_help = manual::COMPLETIONS_HELP)]
+    Completions(manual::CompletionsArgs),
+    /// Print the manual page (roff) of modoai-harvester or of one of its commands, or write
+    /// them all.
+    #[command(after_help = manual::MAN_HELP)]
+    Man(manual::ManArgs),
 }
 
 /// Options of the HTTP client.
@@ -242,6 +250,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Profile(p) => profile::run(p),
         Command::Pwid(p) => pwid::run(p),
         Command::Corpus(c) => pwid::corpus(c),
+        Command::Completions(c) => manual::completions(&c).map(ExitCode::from),
+        Command::Man(m) => manual::man(&m).map(ExitCode::from),
     }
 }
 

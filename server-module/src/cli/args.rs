@@ -7,13 +7,7 @@ use clap::{Parser, Subcommand};
 
 use crate::OaiSection;
 
-/// The exit codes, listed in `modoai --help`; [`super::CliError::exit_code`] chooses them.
-const EXIT_CODES: &str = "\
-Exit codes:
-  0  done: served until shut down, plugins healthy, secret hashed
-  1  the command ran but failed (e.g. the address is in use); see the message
-  2  bad usage, arguments or configuration: nothing was done
-  3  done, with problems it reports (plugins check: some plugins missing or broken)";
+use super::help;
 
 /// `modoai`: serve a web site with every file as an OAI-PMH 2.0 record.
 #[derive(Parser)]
@@ -22,7 +16,7 @@ Exit codes:
     version,
     about = "Serve a web site with every file as an OAI-PMH 2.0 record",
     long_about = None,
-    after_help = EXIT_CODES
+    after_help = help::MODOAI
 )]
 pub struct Cli {
     /// The command to run.
@@ -36,12 +30,40 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Serve a document root over HTTP, with OAI-PMH on the route (default /modoai).
+    #[command(after_help = help::SERVE)]
     Serve(Box<ServeArgs>),
     /// Inspect the metadata tools of oai_crate.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = help::PLUGINS)]
     Plugins(PluginsCommand),
     /// Hash a password (or API key) read from standard input, for [access] of the config file.
+    #[command(after_help = help::HASH_SECRET)]
     HashSecret(HashSecretArgs),
+    /// Print the shell completion script of modoai for SHELL.
+    #[command(after_help = help::COMPLETIONS)]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) of modoai or of one of its commands, or write them all.
+    #[command(after_help = help::MAN)]
+    Man(ManArgs),
+}
+
+/// The arguments of `modoai completions`.
+#[derive(Parser)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub(crate) shell: clap_complete::Shell,
+}
+
+/// The arguments of `modoai man`.
+#[derive(Parser)]
+pub struct ManArgs {
+    /// The command whose page to print, e.g. `serve` or `plugins check` [default: modoai itself]
+    #[arg(value_name = "COMMAND")]
+    pub(crate) command: Vec<String>,
+    /// Write the pages of modoai and of every command into this folder (created if missing),
+    /// named modoai.1, modoai-serve.1, …, instead of printing one.
+    #[arg(long, value_name = "DIR", conflicts_with = "command")]
+    pub(crate) out_dir: Option<PathBuf>,
 }
 
 /// The arguments of `modoai hash-secret`.
@@ -59,12 +81,18 @@ pub struct HashSecretArgs {
 #[derive(Subcommand)]
 pub enum PluginsCommand {
     /// Each plugin's program, version and health; exit code 3 if any is missing or broken.
+    #[command(after_help = help::PLUGINS_CHECK)]
     Check {
         /// The plugins file.
         #[arg(long, default_value = "plugins.toml")]
         plugins: PathBuf,
+        /// Print the report as JSON: the file, whether all are healthy, and each plugin's id,
+        /// line, program, version, status (ok, unhealthy, missing) and message.
+        #[arg(long)]
+        json: bool,
     },
     /// Which plugins apply to a file, and why.
+    #[command(after_help = help::PLUGINS_EXPLAIN)]
     Explain {
         /// The file.
         file: PathBuf,
@@ -75,49 +103,62 @@ pub enum PluginsCommand {
 }
 
 /// The arguments of `modoai serve`.
+// These doc comments are clap's help text: `[server]` is a TOML section there, not a link.
+#[allow(rustdoc::broken_intra_doc_links)]
 #[derive(Parser)]
 pub struct ServeArgs {
-    /// The document root. Required here or as `root` in [server] of the config file.
+    /// The document root. Required here or as `root` in [server] of --config.
     #[arg(long)]
     pub(crate) root: Option<PathBuf>,
-    /// Address to listen on; port 0 picks a free port. Default 127.0.0.1:8080.
+    /// Address to listen on; port 0 picks a free port [default: 127.0.0.1:8080, or `listen` in
+    /// [server] of --config]
     #[arg(long)]
     pub(crate) listen: Option<SocketAddr>,
-    /// Public URL of the document root (identifiers are this plus the file's path).
-    /// Default: http://LISTEN-ADDRESS/.
+    /// Public URL of the document root (identifiers are this plus the file's path); behind a
+    /// reverse proxy, the public one [default: http://LISTEN-ADDRESS/, or `base-url` in [server]
+    /// of --config]
     #[arg(long)]
     pub(crate) base_url: Option<String>,
-    /// A TOML configuration file (docs/webmasters.md: Configuration).
+    /// A TOML configuration file (docs/webmasters.md "Configuration"; a commented sample with
+    /// every key: examples/deploy/modoai.toml) [default: none]
     #[arg(long)]
     pub(crate) config: Option<PathBuf>,
-    /// The metadata tools of oai_crate (see plugins.toml); without it, oai_crate is not offered.
+    /// The metadata tools of oai_crate (see plugins.toml) [default: `plugins` in [server] of
+    /// --config; without either, oai_crate is not offered]
     #[arg(long)]
     pub(crate) plugins: Option<PathBuf>,
-    /// Records per list page.
+    /// Records per list page [default: 100, or `page-size` in [oai] of --config]
     #[arg(long)]
     pub(crate) page_size: Option<usize>,
-    /// Close ListRecords pages before they exceed this many bytes.
+    /// Close ListRecords pages before they exceed this many bytes [default: 50000000, or
+    /// `page-bytes` in [oai] of --config]
     #[arg(long)]
     pub(crate) page_bytes: Option<u64>,
-    /// Files above this many bytes are given by reference only in oai_didl.
+    /// Files above this many bytes are given by reference only in oai_didl; 0 = always by
+    /// reference [default: 7340032 (7 MiB), or `inline-max` in [oai] of --config]
     #[arg(long)]
     pub(crate) inline_max: Option<u64>,
-    /// The OAI-PMH route.
+    /// The OAI-PMH route [default: /modoai, or `route` in [oai] of --config]
     #[arg(long)]
     pub(crate) route: Option<String>,
-    /// Identify's repositoryName.
+    /// Identify's repositoryName [default: "modoai repository of HOST", or `repository-name`
+    /// in [oai] of --config]
     #[arg(long)]
     pub(crate) repository_name: Option<String>,
-    /// Identify's adminEmail.
+    /// Identify's adminEmail [default: webmaster@example.org, or `admin-email` in [oai] of
+    /// --config]
     #[arg(long)]
     pub(crate) admin_email: Option<String>,
-    /// Secret that signs resumption tokens, so they stay valid across restarts.
+    /// Secret that signs resumption tokens, so they stay valid across restarts [default: random
+    /// per process, or `token-secret` in [oai] of --config]
     #[arg(long, env = "MODOAI_TOKEN_SECRET", hide_env_values = true)]
     pub(crate) token_secret: Option<String>,
-    /// Do not follow file-system events; rely on periodic rescans only.
+    /// Do not follow file-system events; rely on periodic rescans only [default: events are
+    /// followed, unless `watch = false` in [oai] of --config]
     #[arg(long)]
     pub(crate) no_watch: bool,
-    /// Seconds between full rescans of the document root.
+    /// Seconds between full rescans of the document root [default: 300, or `rescan-secs` in
+    /// [oai] of --config]
     #[arg(long)]
     pub(crate) rescan_secs: Option<u64>,
 }

@@ -4,12 +4,15 @@
 
 mod args;
 mod error;
+mod help;
+mod manual;
 mod plugins;
 mod secret;
 mod serve;
 
-pub use args::{Cli, Command, HashSecretArgs, PluginsCommand, ServeArgs};
+pub use args::{Cli, Command, CompletionsArgs, HashSecretArgs, ManArgs, PluginsCommand, ServeArgs};
 pub use error::CliError;
-pub use plugins::plugins;
+pub use manual::{completions, man};
+pub use plugins::{plugins, CheckReport};
 pub use secret::hash_secret;
 pub use serve::serve;

@@ -33,6 +33,7 @@ use std::sync::Arc;
 pub use config::PluginsError;
 pub(crate) use loaded::PluginResult;
 pub(crate) use registry::OutputKind;
+pub use report::{PluginCheck, PluginStatus};
 pub(crate) use subject::Subject;
 
 use cache::Cache;
@@ -129,6 +130,12 @@ impl Plugins {
             isolation: inner.dispatcher.isolation(),
         };
         report::check(&settings, &inner.plugins)
+    }
+
+    /// Every plugin's program, version and health, in `plugins.toml` order (`modoai plugins check
+    /// --json`).
+    pub fn check_entries(&self) -> Vec<PluginCheck> {
+        report::check_entries(&self.inner.plugins)
     }
 
     /// True if every plugin's program was found and answered its version command.

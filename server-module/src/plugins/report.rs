@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use serde::Serialize;
+
 use super::isolate::Isolation;
 use super::loaded::{Loaded, LoadedPlugins};
 use super::probe::is_unknown;
@@ -49,6 +51,80 @@ impl Health {
 /// True if every plugin's program was found and answered its version command.
 pub(crate) fn all_healthy(plugins: &LoadedPlugins) -> bool {
     plugins.iter().all(|l| Health::of(l) == Health::Ok)
+}
+
+/// Whether a plugin can run, as `modoai plugins check --json` gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum PluginStatus {
+    /// A built-in, or a program that answered its version command.
+    Ok,
+    /// The program was found but its version command failed.
+    Unhealthy,
+    /// The program is not on `PATH`.
+    Missing,
+}
+
+impl From<Health> for PluginStatus {
+    fn from(h: Health) -> Self {
+        match h {
+            Health::Ok => PluginStatus::Ok,
+            Health::Unhealthy => PluginStatus::Unhealthy,
+            Health::Missing => PluginStatus::Missing,
+        }
+    }
+}
+
+/// One plugin of `modoai plugins check`: what it runs and whether it can run.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct PluginCheck {
+    /// The plugin's `label` in `plugins.toml` (its id in CRATEs and in the cache).
+    pub id: String,
+    /// The line of `plugins.toml` where the plugin starts.
+    pub line: usize,
+    /// The absolute path of its program; `None` for a built-in or a program not on `PATH`.
+    pub program: Option<String>,
+    /// The version its version command printed; `None` when it could not be learned.
+    pub version: Option<String>,
+    /// Whether it can run.
+    pub status: PluginStatus,
+    /// What the status means, and what to do about it.
+    pub message: String,
+}
+
+/// Every plugin's [`PluginCheck`], in `plugins.toml` order.
+pub(crate) fn check_entries(plugins: &LoadedPlugins) -> Vec<PluginCheck> {
+    plugins.iter().map(check_entry).collect()
+}
+
+fn check_entry(l: &Loaded) -> PluginCheck {
+    let p = &l.plugin;
+    let health = Health::of(l);
+    let program = match (&p.kind, &p.program) {
+        (Kind::Builtin(_), _) => None,
+        (_, program) => program.as_ref().map(|prog| prog.display().to_string()),
+    };
+    let argv0 = p.kind.argv().map(|a| a[0].clone()).unwrap_or_default();
+    let message = match health {
+        Health::Ok => "ok".to_owned(),
+        Health::Unhealthy => format!(
+            "the version command `{}` failed: run it by hand to see why",
+            p.version_command.join(" ")
+        ),
+        Health::Missing => format!(
+            "{argv0} is not on PATH: install it (scripts/setup installs the default tools) or remove the plugin"
+        ),
+    };
+    PluginCheck {
+        id: p.label.clone(),
+        line: p.line,
+        program,
+        version: (!is_unknown(&l.version)).then(|| l.version.clone()),
+        status: health.into(),
+        message,
+    }
 }
 
 /// A report of every plugin: program, version, health.

@@ -1,0 +1,112 @@
+//! The texts `--help` shows after the flags of each command: examples, the exit codes the
+//! command uses, and where the rest is documented. The exit-code lines follow one policy for
+//! both binaries (README.md "Exit codes"); [`super::CliError::exit_code`] chooses them.
+
+/// The policy, as the top command lists it.
+macro_rules! exit_codes {
+    () => {
+        "\
+Exit codes:
+  0  done: served until shut down, plugins healthy, secret hashed
+  1  the command ran but failed (e.g. the address is in use); see the message
+  2  bad usage, arguments or configuration: nothing was done
+  3  done, with problems it reports (plugins check: some plugins missing or broken)"
+    };
+}
+
+/// After `modoai --help`.
+pub(crate) const MODOAI: &str = concat!(
+    "\
+Examples:
+  modoai serve --root /var/www/html --base-url https://www.example.org/
+  modoai serve --config /etc/modoai/modoai.toml
+  modoai plugins check --plugins /etc/modoai/plugins.toml
+  printf '%s\\n' \"$PW\" | modoai hash-secret
+  modoai completions bash > ~/.local/share/bash-completion/completions/modoai
+  modoai man | man -l -
+
+",
+    exit_codes!(),
+    "
+
+Documentation: docs/webmasters.md (serving, configuration, deployment), docs/plugins.md."
+);
+
+/// After `modoai serve --help`.
+pub(crate) const SERVE: &str = "\
+Settings come from the flags, else from the --config file, else the defaults shown. [access]
+and [flow] of the file are reloaded on SIGHUP and when the file changes; the rest needs a
+restart. Stop with SIGTERM or SIGINT (in-flight responses get grace-secs, default 10).
+
+Examples:
+  modoai serve --root examples/site --listen 127.0.0.1:8080
+  modoai serve --root /var/www/html --listen 127.0.0.1:8081 \\
+      --base-url https://www.example.org/ --plugins /etc/modoai/plugins.toml
+  modoai serve --config /etc/modoai/modoai.toml
+
+Exit codes (the policy: modoai --help):
+  0  stopped by SIGTERM or SIGINT
+  1  the listen address is in use or cannot be bound
+  2  a bad flag, configuration or plugins file: nothing was started";
+
+/// After `modoai plugins --help`.
+pub(crate) const PLUGINS: &str = "\
+Examples:
+  modoai plugins check --plugins /etc/modoai/plugins.toml
+  modoai plugins explain photo.jpg --plugins /etc/modoai/plugins.toml
+
+Exit codes: see each command's --help, and the policy in modoai --help.";
+
+/// After `modoai plugins check --help`.
+pub(crate) const PLUGINS_CHECK: &str = "\
+Examples:
+  modoai plugins check --plugins /etc/modoai/plugins.toml
+  modoai plugins check --json | jq -r '.plugins[] | select(.status != \"ok\") | .message'
+
+Exit codes (the policy: modoai --help):
+  0  every plugin is healthy
+  2  the plugins file is bad (its line and key are named): nothing was checked
+  3  some plugins are missing or broken (the report says which, and what to do)";
+
+/// After `modoai plugins explain --help`.
+pub(crate) const PLUGINS_EXPLAIN: &str = "\
+Examples:
+  modoai plugins explain examples/site/images/sunset.jpg --plugins plugins.toml
+
+Exit codes (the policy: modoai --help):
+  0  explained
+  2  the plugins file is bad, or FILE is no regular file";
+
+/// After `modoai hash-secret --help`.
+pub(crate) const HASH_SECRET: &str = "\
+Examples:
+  printf '%s\\n' \"$PW\" | modoai hash-secret
+  openssl rand -base64 32 | tee key.txt | modoai hash-secret --api-key
+
+Exit codes (the policy: modoai --help):
+  0  the hash was printed
+  1  standard input could not be read
+  2  an empty password, or an API key shorter than 32 characters";
+
+/// After `modoai completions --help`.
+pub(crate) const COMPLETIONS: &str = "\
+Install (one of):
+  modoai completions bash > ~/.local/share/bash-completion/completions/modoai
+  modoai completions zsh > ~/.zfunc/_modoai    # with fpath+=(~/.zfunc) before compinit
+  modoai completions fish > ~/.config/fish/completions/modoai.fish
+
+Exit codes (the policy: modoai --help):
+  0  printed
+  1  standard output could not be written";
+
+/// After `modoai man --help`.
+pub(crate) const MAN: &str = "\
+Examples:
+  modoai man | man -l -
+  modoai man plugins check | man -l -
+  modoai man --out-dir /usr/local/share/man/man1    # modoai.1, modoai-serve.1, ...
+
+Exit codes (the policy: modoai --help):
+  0  printed or written
+  1  the page could not be written
+  2  no such command";
