@@ -149,6 +149,14 @@ pub(crate) const TABLE: &[Entry] = &[
         "cargo run -p modoai-harvester -- inspect endpoint http://127.0.0.1:8080/modoai --sets",
         "mime:image",
     ),
+    run(
+        "cargo run -p modoai-harvester -- inspect archive my-archive --json",
+        "\"open_warc_files\": 0",
+    ),
+    run(
+        "cargo run -p modoai-harvester -- repair --archive my-archive",
+        "nothing to repair",
+    ),
     Entry {
         command: "cargo run -p modoai-harvester -- harvest-list harvests.toml --jobs 2",
         how: How::Run {

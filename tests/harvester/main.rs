@@ -7,6 +7,7 @@ mod faults;
 mod memory;
 mod our_server;
 mod pyoai;
+mod reading;
 mod scripted;
 mod services;
 

@@ -39,6 +39,16 @@ pub struct Header {
 /// not grow with the index.
 pub fn generate(cdxj: &Path, out: &Path, header: &Header) -> Result<Stats, ProfileError> {
     let input = BufReader::with_capacity(256 * 1024, File::open(cdxj)?);
+    generate_from(input, out, header)
+}
+
+/// [`generate`] from index lines in any order, e.g. [`Reader::cdxj`](crate::archive::Reader::cdxj):
+/// the index and the records not merged into it yet.
+pub fn generate_from(
+    input: impl BufRead,
+    out: &Path,
+    header: &Header,
+) -> Result<Stats, ProfileError> {
     let mut stats = Stats::default();
     let mut sorter = Sorter::default();
     for line in input.split(b'\n') {
