@@ -36,7 +36,7 @@ pub struct Selection {
 
 impl Selection {
     fn items(&self, e: &Entry) -> bool {
-        if e.deleted {
+        if e.deleted || !e.kind.is_item() {
             return false;
         }
         if let Some(set) = &self.set {

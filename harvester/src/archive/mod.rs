@@ -30,7 +30,7 @@ mod state;
 
 pub use error::ArchiveError;
 pub use layout::{ArchiveLayout, NotAnArchive};
-pub use ledger::{record_ref, timestamp14, written, Entry, Written};
+pub use ledger::{record_ref, timestamp14, written, Entry, EntryKind, Written};
 pub use open::{Archive, Original};
 pub use options::ArchiveOptions;
 pub use parts::{parts_of, Part, ResolveError, Resolved};

@@ -22,8 +22,12 @@ pub struct Part {
     pub record: Written,
 }
 
-/// The parts of one ledger entry, in file order (none for a deleted item).
+/// The parts of one ledger entry, in file order (none for a deleted item, nor for a site page
+/// captured besides the items).
 pub fn parts_of(entry: &Entry, archive_id: &str) -> Vec<Part> {
+    if !entry.kind.is_item() {
+        return Vec::new();
+    }
     entry
         .records
         .iter()

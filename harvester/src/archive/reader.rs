@@ -301,6 +301,7 @@ mod tests {
             harvested: "2024-01-01T00:00:00Z".into(),
             bytes: 0,
             fixity_errors: vec![],
+            kind: crate::archive::EntryKind::Item,
             records: vec![Written {
                 kind: crate::warc::RecordType::Metadata,
                 file: file.into(),

@@ -54,6 +54,8 @@ pub struct ListReport {
     pub records: BTreeMap<String, u64>,
     /// Fixity mismatches recorded.
     pub fixity_errors: u64,
+    /// Captures of the endpoint's site root (for replay; not items).
+    pub site_pages: u64,
     /// `WARC-Date` of the first item.
     pub first_harvested: Option<String>,
     /// `WARC-Date` of the last item.
@@ -171,6 +173,10 @@ fn add(lists: &mut BTreeMap<(String, String), ListReport>, e: &Entry) {
             prefix: e.prefix.clone(),
             ..ListReport::default()
         });
+    if !e.kind.is_item() {
+        r.site_pages += 1;
+        return;
+    }
     r.items += 1;
     r.deleted += u64::from(e.deleted);
     r.bytes += e.bytes;

@@ -76,6 +76,9 @@ impl<'a> Harvester<'a> {
         let ctx = Context::new(o, prefix, &self.client);
         let mut running = self.start(&ctx, o, granularity, summary)?;
         let result = self.pages(&ctx, &mut running, summary);
+        if result.is_ok() {
+            self.capture_site_root(&ctx);
+        }
         self.finish(&ctx, &running, &result, summary)?;
         result
     }

@@ -16,8 +16,10 @@ mod fixity;
 mod harvester;
 mod item;
 mod options;
+mod origin;
 mod page;
 mod refs;
+mod root;
 mod store;
 mod summary;
 
