@@ -503,12 +503,16 @@ fn every_command_s_help_has_examples_defaults_and_exit_codes() {
     ] {
         assert!(top.contains(code), "{code:?} in\n{top}");
     }
-    let commands: [&[&str]; 8] = [
+    let commands: [&[&str]; 12] = [
         &["harvest"],
         &["harvest-list"],
+        &["inspect"],
         &["inspect", "endpoint"],
         &["inspect", "archive"],
         &["profile"],
+        &["profile", "compact"],
+        &["profile", "lookup"],
+        &["pwid"],
         &["pwid", "resolve"],
         &["corpus"],
         &["repair"],

@@ -1,5 +1,6 @@
 //! `inspect endpoint` and `inspect archive`.
 
+use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -32,8 +33,10 @@ Exit codes: see modoai-harvester --help.")]
         #[command(flatten)]
         client: ClientArgs,
     },
-    /// What an archive holds: per endpoint and format, items, bytes, harvests. Needs read access
-    /// only, and works while a harvest writes the archive (it shows the complete items).
+    /// What an archive holds: per endpoint and format, items, bytes, harvests.
+    ///
+    /// Needs read access only, and works while a harvest writes the archive (it shows the
+    /// complete items).
     #[command(after_help = "\
 Examples:
   modoai-harvester inspect archive archive/
@@ -129,8 +132,8 @@ pub(crate) fn warn_open(dir: &Path, open_files: u64, incomplete: u64) {
 
 fn list_line(l: &ListReport) -> String {
     let records: Vec<String> = l.records.iter().map(|(k, v)| format!("{v} {k}")).collect();
-    format!(
-        "{} ({}): {} items ({} deleted), {:.2} MB payload, records: {}; harvested {} .. {}{}",
+    let mut line = format!(
+        "{} ({}): {} items ({} deleted), {:.2} MB payload, records: {}; harvested {} .. {}",
         l.endpoint,
         l.prefix,
         l.items,
@@ -139,12 +142,17 @@ fn list_line(l: &ListReport) -> String {
         records.join(", "),
         l.first_harvested.as_deref().unwrap_or("?"),
         l.last_harvested.as_deref().unwrap_or("?"),
-        if l.fixity_errors > 0 {
-            format!(", {} FIXITY MISMATCHES", l.fixity_errors)
-        } else {
-            String::new()
-        }
-    )
+    );
+    if l.fixity_errors > 0 {
+        line.push_str(&format!(", {} FIXITY MISMATCHES", l.fixity_errors));
+    }
+    if l.site_pages > 0 {
+        line.push_str(&format!(
+            "; {} captures of the site's root page",
+            l.site_pages
+        ));
+    }
+    line
 }
 
 fn harvest_line(h: &HarvestReport) -> String {
@@ -196,12 +204,21 @@ struct PartLine<'a> {
 /// One line (or JSON object) per archived part, read from the ledger one entry at a time.
 fn show_parts(reader: &Reader, json: bool) -> anyhow::Result<()> {
     let id = reader.archive_id().unwrap_or_default().to_owned();
+    // The file's name on disk: `….warc.gz.open` while a harvest writes it.
+    let mut names: HashMap<String, String> = HashMap::new();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut entries = reader.entries()?;
     for entry in entries.by_ref() {
         let entry = entry?;
         for part in parts_of(&entry, &id) {
             let r = &part.record;
+            if !names.contains_key(&r.file) {
+                let on_disk = reader
+                    .warc_file(&r.file)?
+                    .and_then(|f| f.path.file_name().map(|n| n.to_string_lossy().into_owned()));
+                names.insert(r.file.clone(), on_disk.unwrap_or_else(|| r.file.clone()));
+            }
+            let file = &names[&r.file];
             if json {
                 let line = PartLine {
                     pwid: part.pwid.to_string(),
@@ -209,7 +226,7 @@ fn show_parts(reader: &Reader, json: bool) -> anyhow::Result<()> {
                     url: &r.uri,
                     identifier: &entry.identifier,
                     datestamp: &entry.datestamp,
-                    file: &r.file,
+                    file,
                     offset: r.offset,
                     length: r.length,
                     content_type: &r.mime,
@@ -220,7 +237,7 @@ fn show_parts(reader: &Reader, json: bool) -> anyhow::Result<()> {
                 writeln!(
                     out,
                     "{}  {}:{}+{}  {}",
-                    part.pwid, r.file, r.offset, r.length, r.mime
+                    part.pwid, file, r.offset, r.length, r.mime
                 )?;
             }
         }

@@ -85,12 +85,28 @@ enum Command {
     #[command(after_help = list::HELP, after_long_help = list::long_help())]
     HarvestList(list::ListArgs),
     /// Show what an endpoint or an archive holds.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "\
+Examples:
+  modoai-harvester inspect endpoint https://example.org/modoai --sets
+  modoai-harvester inspect archive archive/ --json
+
+Exit codes: see modoai-harvester --help."
+    )]
     Inspect(inspect::Inspect),
     /// MementoMap profiles: generate one from an archive, compact one, look a URI up.
     Profile(profile::ProfileArgs),
     /// Persistent web identifiers: resolve a PWID to its WARC record and bytes.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "\
+Examples:
+  modoai-harvester pwid resolve 'urn:pwid:…' --archive archive/ --extract file.pdf
+  modoai-harvester inspect archive archive/ --parts   (lists the PWIDs)
+
+Exit codes: see modoai-harvester --help."
+    )]
     Pwid(pwid::PwidCommand),
     /// Write a corpus definition: the PWIDs of a selection of an archive's parts.
     #[command(after_help = pwid::CORPUS_HELP)]

@@ -54,9 +54,16 @@ struct GenerateArgs {
 
 #[derive(Debug, Subcommand)]
 enum ProfileCommand {
-    /// Roll sub-trees up into wildcard keys (smaller factors roll up more; 1.0 = only what the
-    /// reference tool rolls up by default) (one pass over the sorted input, memory bounded by
+    /// Roll sub-trees up into wildcard keys (one pass over the sorted input, memory bounded by
     /// the key depth).
+    ///
+    /// Smaller factors roll up more; the defaults (1.0) are the reference tool's.
+    #[command(after_help = "\
+Examples:
+  modoai-harvester profile compact archive.ukvs small.ukvs
+  modoai-harvester profile compact archive.ukvs small.ukvs --host-factor 0.5 --path-factor 0.5 --json
+
+Exit codes: see modoai-harvester --help.")]
     Compact {
         /// The profile to compact.
         input: PathBuf,
@@ -69,8 +76,15 @@ enum ProfileCommand {
         #[arg(long, default_value_t = 1.0, value_name = "W")]
         path_factor: f64,
     },
-    /// Find the most specific key of a profile that covers a URI (exit 1 when none does). Prints
-    /// `KEY FREQUENCY DISTANCE`.
+    /// Find the most specific key of a profile that covers a URI (exit 1 when none does).
+    ///
+    /// Prints `KEY FREQUENCY DISTANCE` (with --json an object of them, or `null`).
+    #[command(after_help = "\
+Examples:
+  modoai-harvester profile lookup small.ukvs https://example.org/a.pdf
+  modoai-harvester profile lookup small.ukvs 'org,example)/a.pdf' --json
+
+Exit codes: see modoai-harvester --help.")]
     Lookup {
         /// The profile.
         file: PathBuf,

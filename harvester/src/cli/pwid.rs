@@ -17,9 +17,10 @@ use super::{EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE};
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum PwidCommand {
-    /// Find the WARC record a PWID names (file and offset), and optionally its bytes. Exit 1 when
-    /// the archive holds no such capture, 2 when the PWID is malformed or names another archive.
-    /// Needs read access only; works while a harvest writes the archive.
+    /// Find the WARC record a PWID names (file and offset), and optionally its bytes.
+    ///
+    /// Exit 1 when the archive holds no such capture, 2 when the PWID is malformed or names
+    /// another archive. Needs read access only; works while a harvest writes the archive.
     #[command(after_help = "\
 Examples:
   modoai-harvester pwid resolve 'urn:pwid:archive.example.org:2026-01-05T10:00:00Z:part:https://example.org/a.pdf' --archive archive/
