@@ -289,6 +289,10 @@ async fn the_readme_replay_steps_replay_the_site_root_and_its_files() {
         files.len(),
         "the root page is no item"
     );
+    let json = run(strings(&["inspect", "archive", &a, "--json"]), 0).await;
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["lists"][0]["items"], files.len(), "{json}");
+    assert_eq!(report["lists"][0]["site_pages"], 1, "{json}");
     let (base, dir) = (server.base.clone(), work.path().to_owned());
     let index = site.path().join("index.html");
     tokio::task::spawn_blocking(move || {
