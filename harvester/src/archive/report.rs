@@ -213,7 +213,7 @@ fn harvests(l: &ListState) -> Vec<HarvestReport> {
         out.push(HarvestReport::Interrupted {
             endpoint: l.key.endpoint.clone(),
             outcome: format!(
-                "interrupted after {} pages; run the harvest again to continue",
+                "interrupted after {} pages, or still running: when no harvest runs, run it again to continue",
                 r.pages
             ),
             prefix: l.key.prefix.clone(),
@@ -272,7 +272,7 @@ mod tests {
         );
         let interrupted = HarvestReport::Interrupted {
             endpoint: "http://e/oai".into(),
-            outcome: "interrupted after 1 pages; run the harvest again to continue".into(),
+            outcome: "interrupted after 1 pages, or still running: when no harvest runs, run it again to continue".into(),
             prefix: "oai_dc".into(),
             set: None,
             started: "2024-01-01T00:00:00Z".into(),
@@ -280,7 +280,7 @@ mod tests {
         let json = serde_json::json!({
             "endpoint": "http://e/oai", "prefix": "oai_dc", "set": null,
             "started": "2024-01-01T00:00:00Z",
-            "outcome": "interrupted after 1 pages; run the harvest again to continue",
+            "outcome": "interrupted after 1 pages, or still running: when no harvest runs, run it again to continue",
         });
         assert_eq!(
             serde_json::to_string_pretty(&interrupted).unwrap(),
