@@ -164,8 +164,9 @@ impl Reader {
     }
 
     /// The CDXJ lines of every complete record: `index.cdxj` (sorted), then the records not
-    /// merged into it yet (in ledger order, from a temporary file). Lines may repeat where the
-    /// index was merged after [`Reader::open`] read the state.
+    /// merged into it yet (in ledger order, from a temporary file). A line may come twice when
+    /// the index was merged after [`Reader::open`] read the state
+    /// ([`profile::generate_from`](crate::profile::generate_from) counts it once).
     pub fn cdxj(&self) -> io::Result<impl BufRead> {
         let index: Box<dyn Read> = match File::open(self.layout.index()) {
             Ok(f) => Box::new(f),
