@@ -5,8 +5,8 @@
 //! No standard format for corpus definitions exists (`docs/archivists.md`, "Formats"); this one
 //! is the list of PWIDs the PWID draft describes for collections, plus what selected them.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
-use std::path::Path;
 
 use modoai_protocol::Datestamp;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
@@ -14,7 +14,7 @@ use quick_xml::Writer;
 use sha1::{Digest, Sha1};
 use time::OffsetDateTime;
 
-use crate::archive::{entries, parts_of, stored_archive_id, Entry, Part};
+use crate::archive::{parts_of, Entry, Part, Reader};
 use crate::pwid::{Coverage, Pwid};
 use crate::warc::base32;
 
@@ -36,7 +36,7 @@ pub struct Selection {
 
 impl Selection {
     fn items(&self, e: &Entry) -> bool {
-        if e.deleted {
+        if e.deleted || !e.kind.is_item() {
             return false;
         }
         if let Some(set) = &self.set {
@@ -83,23 +83,33 @@ pub struct Corpus {
     pub pwid: Pwid,
     /// Parts listed.
     pub parts: u64,
+    /// Parts selected but left out because their WARC file is not closed yet (a harvest is
+    /// writing it, or was killed: `modoai-harvester repair` closes it): a corpus names closed
+    /// files only, which keep their name.
+    pub left_out: u64,
 }
 
-/// Writes the corpus definition of the parts of the archive at `dir` that `selection` picks.
+/// Writes the corpus definition of the parts of the archive that `selection` picks, among the
+/// complete items in closed WARC files.
 ///
 /// The ledger is read twice, one entry at a time: first to name the corpus (its `collection`
 /// PWID's item is `urn:sha1:` of the part PWIDs, so the same selection of the same holdings gets
 /// the same name), then to write the parts.
 pub fn write_corpus(
-    dir: &Path,
+    archive: &Reader,
     selection: &Selection,
     description: Option<&str>,
     out: impl Write,
 ) -> Result<Corpus, CorpusError> {
-    let archive_id = stored_archive_id(dir)?.ok_or(CorpusError::NoArchiveId)?;
+    let archive_id = archive
+        .archive_id()
+        .ok_or(CorpusError::NoArchiveId)?
+        .to_owned();
     let mut hasher = Sha1::new();
     let mut count = 0u64;
-    for_each_part(dir, selection, &archive_id, |_, p| {
+    // Both passes see each file as the first one did, though a harvest may close it meanwhile.
+    let mut closed = HashMap::new();
+    let left_out = for_each_part(archive, selection, &archive_id, &mut closed, |_, p| {
         hasher.update(p.pwid.to_string().as_bytes());
         hasher.update(b"\n");
         count += 1;
@@ -139,7 +149,7 @@ pub fn write_corpus(
     }
     w.write_event(Event::End(BytesEnd::new("selection")))?;
     text(&mut w, "count", &count.to_string())?;
-    for_each_part(dir, selection, &archive_id, |entry, p| {
+    for_each_part(archive, selection, &archive_id, &mut closed, |entry, p| {
         let r = &p.record;
         let (pwid, offset, length) = (
             p.pwid.to_string(),
@@ -162,7 +172,11 @@ pub fn write_corpus(
     })?;
     w.write_event(Event::End(BytesEnd::new("corpus")))?;
     w.into_inner().flush()?;
-    Ok(Corpus { pwid, parts: count })
+    Ok(Corpus {
+        pwid,
+        parts: count,
+        left_out,
+    })
 }
 
 fn text<W: Write>(w: &mut Writer<W>, name: &str, value: &str) -> io::Result<()> {
@@ -171,22 +185,38 @@ fn text<W: Write>(w: &mut Writer<W>, name: &str, value: &str) -> io::Result<()> 
     w.write_event(Event::End(BytesEnd::new(name)))
 }
 
+/// Calls `f` on every selected part in a closed WARC file; returns how many selected parts are
+/// in files not closed yet.
 fn for_each_part(
-    dir: &Path,
+    archive: &Reader,
     selection: &Selection,
     archive_id: &str,
+    closed: &mut HashMap<String, bool>,
     mut f: impl FnMut(&Entry, &Part) -> io::Result<()>,
-) -> io::Result<()> {
-    for entry in entries(dir)? {
+) -> io::Result<u64> {
+    let mut left_out = 0;
+    for entry in archive.entries()? {
         let entry = entry?;
         if !selection.items(&entry) {
             continue;
         }
         for part in parts_of(&entry, archive_id) {
-            if selection.parts(&part) {
-                f(&entry, &part)?;
+            if !selection.parts(&part) {
+                continue;
+            }
+            let name = &part.record.file;
+            let is_closed = match closed.get(name) {
+                Some(&c) => c,
+                None => {
+                    let c = archive.warc_file(name)?.is_some_and(|f| f.closed);
+                    *closed.entry(name.clone()).or_insert(c)
+                }
+            };
+            match is_closed {
+                true => f(&entry, &part)?,
+                false => left_out += 1,
             }
         }
     }
-    Ok(())
+    Ok(left_out)
 }

@@ -11,6 +11,7 @@ fn main() -> ExitCode {
     cli::init_logging(args.quiet);
     match cli::run(args) {
         Ok(code) => code,
+        Err(e) if cli::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(cli::exit_code(&e))

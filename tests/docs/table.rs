@@ -166,6 +166,14 @@ pub(crate) const TABLE: &[Entry] = &[
         "cargo run -p modoai-harvester -- inspect endpoint http://127.0.0.1:8080/modoai --sets",
         "mime:image",
     ),
+    run(
+        "cargo run -p modoai-harvester -- inspect archive my-archive --json",
+        "\"open_warc_files\": 0",
+    ),
+    run(
+        "cargo run -p modoai-harvester -- repair --archive my-archive",
+        "nothing to repair",
+    ),
     Entry {
         command: "cargo run -p modoai-harvester -- harvest-list harvests.toml --jobs 2",
         how: How::Run {
@@ -235,10 +243,15 @@ pub(crate) const TABLE: &[Entry] = &[
     ci("scripts/fuzz page --minutes 60"),
 ];
 
-/// pywb's replay steps, which `tests/python/pywb_replay.py` runs for the harvester's end-to-end
-/// tests.
+/// pywb's replay steps: `tests/harvester/our_server.rs` runs the README's block of them as
+/// written (on a harvest of the example site, the root page included); `tests/python/
+/// pywb_replay.py` runs the same steps for the other end-to-end tests.
 const PYWB: How = How::Peer {
-    script: "tests/python/pywb_replay.py",
-    words: &["wb-manager", "init", "add", "wayback"],
+    script: "README.md",
+    words: &[
+        ".venv/bin/wb-manager init my-collection",
+        ".venv/bin/wb-manager add my-collection my-archive/warcs/*.warc.gz",
+        ".venv/bin/wayback --bind 127.0.0.1 --port 8090",
+    ],
     runner: "tests/harvester/our_server.rs",
 };

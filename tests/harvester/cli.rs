@@ -416,7 +416,163 @@ async fn inspect_endpoint_shows_identify_formats_and_sets() {
         assert!(stdout.contains(&format!("  {set} ")), "{stdout}");
     }
     assert!(!stdout.contains("mime:audio"), "{stdout}");
+    let args = ["inspect", "endpoint", &server.oai, "--sets", "--json"];
+    let (json, _) = expect(&run(&args).await, 0);
+    let report: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(report["repository_name"], "The CLI test repository");
+    assert_eq!(report["granularity"], "YYYY-MM-DDThh:mm:ssZ");
+    let prefixes: Vec<&str> = report["formats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["prefix"].as_str().unwrap())
+        .collect();
+    assert!(
+        prefixes.contains(&"oai_dc") && prefixes.contains(&"oai_didl"),
+        "{json}"
+    );
+    let sets: Vec<&str> = report["sets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["spec"].as_str().unwrap())
+        .collect();
+    assert!(
+        sets.contains(&"mime:text") && sets.contains(&"mime:image"),
+        "{json}"
+    );
     server.stop().await;
+}
+
+/// The harvester with `args` and stdout a pipe whose reader is gone, as after `… | head`.
+fn into_closed_pipe(args: &[&str]) -> Output {
+    let mut child = Command::new(program("modoai-harvester"))
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn printing_into_a_closed_pipe_ends_quietly() {
+    let site = mixed_site();
+    let server = Server::start(site.path(), |c| c.page_size(2)).await;
+    let (oai, work) = (server.oai.clone(), tempfile::tempdir().unwrap());
+    tokio::task::spawn_blocking(move || {
+        let archive = work.path().join("archive");
+        let a = path(&archive);
+        expect(&harvester(&["harvest", &oai, "--archive", a, "--quiet"]), 0);
+        let list = work.path().join("list.toml");
+        std::fs::write(
+            &list,
+            format!("[[endpoint]]\nurl = \"{oai}\"\narchive = \"archive\"\n"),
+        )
+        .unwrap();
+        for args in [
+            &["inspect", "endpoint", &oai, "--sets"][..],
+            &["inspect", "endpoint", &oai, "--json"],
+            &["inspect", "archive", a],
+            &["inspect", "archive", a, "--parts"],
+            &["harvest-list", path(&list), "--dry-run"],
+            &["harvest", &oai, "--archive", a],
+        ] {
+            let out = into_closed_pipe(args);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+            assert!(stderr.is_empty(), "{args:?}: {stderr}");
+        }
+    })
+    .await
+    .unwrap();
+    server.stop().await;
+}
+
+#[test]
+fn every_command_s_help_has_examples_defaults_and_exit_codes() {
+    let (top, _) = expect(&harvester(&["--help"]), 0);
+    assert!(top.contains("Examples:\n  modoai-harvester "), "{top}");
+    for code in [
+        "\n  0  done",
+        "\n  1  ",
+        "\n  2  bad usage",
+        "\n  3  done, but",
+    ] {
+        assert!(top.contains(code), "{code:?} in\n{top}");
+    }
+    let commands: [&[&str]; 12] = [
+        &["harvest"],
+        &["harvest-list"],
+        &["inspect"],
+        &["inspect", "endpoint"],
+        &["inspect", "archive"],
+        &["profile"],
+        &["profile", "compact"],
+        &["profile", "lookup"],
+        &["pwid"],
+        &["pwid", "resolve"],
+        &["corpus"],
+        &["repair"],
+    ];
+    for command in commands {
+        for flag in ["-h", "--help"] {
+            let (help, _) = expect(&harvester(&[command, &[flag]].concat()), 0);
+            let example = format!("Examples:\n  modoai-harvester {} ", command.join(" "));
+            assert!(help.contains(&example), "{command:?} {flag}:\n{help}");
+            assert!(
+                help.contains("Exit codes: see modoai-harvester --help"),
+                "{help}"
+            );
+        }
+    }
+    let (help, _) = expect(&harvester(&["harvest", "--help"]), 0);
+    for default in [
+        "[default: 1000000000]",
+        "[default: 8]",
+        "[default: modoai]",
+        "[default: 0]",
+    ] {
+        assert!(help.contains(default), "{default} in\n{help}");
+    }
+}
+
+#[test]
+fn the_harvest_list_format_in_help_is_the_one_harvest_list_reads() {
+    let (help, _) = expect(&harvester(&["harvest-list", "--help"]), 0);
+    let sample = help
+        .split_once("Sample:\n\n")
+        .and_then(|(_, rest)| rest.split_once("\nExamples:"))
+        .map(|(sample, _)| sample)
+        .unwrap_or_else(|| panic!("no sample in\n{help}"));
+    let docs = integration_tests::repo_root().join("docs/archivists.md");
+    let docs = std::fs::read_to_string(docs).unwrap();
+    assert!(
+        docs.contains(&format!("```toml\n{sample}```")),
+        "docs/archivists.md shows the sample"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("harvests.toml");
+    std::fs::write(&list, sample).unwrap();
+    let (out, _) = expect(&harvester(&["harvest-list", path(&list), "--dry-run"]), 0);
+    let default = dir.path().join("archives/default");
+    let net = dir.path().join("archives/example-net");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            format!("https://example.org/modoai -> {}: prefix oai_dc, name my-harvests", default.display()),
+            format!(
+                "https://example.net/oai -> {}: prefix oai_crate set mime:image from 2026-01-01 until 2026-12-31, name my-harvests",
+                net.display()
+            ),
+        ]
+    );
+    assert!(
+        !default.exists() && !net.exists(),
+        "a dry run creates no archive"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,6 +10,7 @@ mod memory;
 mod mistakes;
 mod our_server;
 mod pyoai;
+mod reading;
 mod scripted;
 mod services;
 mod terminal;
@@ -43,12 +44,13 @@ pub(crate) fn harvest_ok(args: &[&str], code: i32) -> String {
     stdout
 }
 
-/// The ledger's entries.
+/// The ledger's items (the site pages a harvest captures besides them left out).
 pub(crate) fn ledger(archive: &Path) -> Vec<Entry> {
     std::fs::read_to_string(archive.join("ledger.jsonl"))
         .unwrap_or_default()
         .lines()
-        .map(|l| serde_json::from_str(l).expect("ledger line"))
+        .map(|l| serde_json::from_str::<Entry>(l).expect("ledger line"))
+        .filter(|e| e.kind.is_item())
         .collect()
 }
 

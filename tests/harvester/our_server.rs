@@ -2,6 +2,8 @@
 //! files beyond `inline-max` fetched by reference.
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use integration_tests::{Server, TestSite};
 use modoai::Plugins;
@@ -225,5 +227,127 @@ async fn files_beyond_inline_max_are_fetched_by_reference() {
     assert!(e.fixity_errors.is_empty(), "{:?}", e.fixity_errors);
     archive_check(&archive);
     pywb_replay(&archive, &site_files(site.path(), &server.base), &[]);
+    server.stop().await;
+}
+
+/// The commands of the README's ```` ```sh ```` block that starts pywb.
+fn readme_replay_steps() -> Vec<String> {
+    let readme = std::fs::read_to_string(integration_tests::repo_root().join("README.md")).unwrap();
+    let block = readme
+        .split("```sh\n")
+        .skip(1)
+        .filter_map(|b| b.split_once("```").map(|(b, _)| b))
+        .find(|b| b.contains("wayback"))
+        .expect("the README has a block of replay steps");
+    block
+        .lines()
+        .map(str::to_owned)
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// The body of pywb's identity replay (`id_`) of the latest capture of `url`; `None` until
+/// wayback answers 200.
+fn replay(port: u16, url: &str) -> Option<Vec<u8>> {
+    let response = integration_tests::http::get(port, &format!("/my-collection/2030id_/{url}"));
+    if integration_tests::http::status_code(&response) != 200 {
+        return None;
+    }
+    let at = response.windows(4).position(|w| w == b"\r\n\r\n")?;
+    Some(response[at + 4..].to_vec())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_replay_steps_replay_the_site_root_and_its_files() {
+    let site = TestSite::example();
+    let server = Server::start(site.path(), |c| c).await;
+    let work = tempfile::tempdir().unwrap();
+    let archive = work.path().join("my-archive");
+    let a = archive.to_str().unwrap().to_owned();
+    let args = [
+        "harvest",
+        &server.oai,
+        "--archive",
+        &a,
+        "--metadata-prefix",
+        "oai_didl",
+    ];
+    run(strings(&args), 0).await;
+    let root = std::fs::read_to_string(archive.join("ledger.jsonl"))
+        .unwrap()
+        .lines()
+        .find(|l| l.contains("\"kind\":\"site-page\""))
+        .map(str::to_owned)
+        .expect("the site's root page is archived");
+    assert!(
+        root.contains(&format!("\"identifier\":\"{}\"", server.base)),
+        "{root}"
+    );
+    let files = site_files(site.path(), &server.base);
+    assert_eq!(
+        ledger(&archive).len(),
+        files.len(),
+        "the root page is no item"
+    );
+    let json = run(strings(&["inspect", "archive", &a, "--json"]), 0).await;
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["lists"][0]["items"], files.len(), "{json}");
+    assert_eq!(report["lists"][0]["site_pages"], 1, "{json}");
+    let (base, dir) = (server.base.clone(), work.path().to_owned());
+    let index = site.path().join("index.html");
+    tokio::task::spawn_blocking(move || {
+        let venv = integration_tests::repo_root().join(".venv/bin/");
+        let port = integration_tests::process::free_port();
+        let mut wayback = None;
+        for step in readme_replay_steps() {
+            let command = step
+                .replace(".venv/bin/", venv.to_str().unwrap())
+                .replace("8090", &port.to_string());
+            let mut shell = Command::new("bash");
+            shell.arg("-c").current_dir(&dir);
+            if step.contains("wayback") {
+                let child = shell
+                    .arg(format!("exec {command}"))
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap();
+                wayback = Some(integration_tests::process::Running(child));
+                continue;
+            }
+            let out = shell.arg(&command).output().unwrap();
+            assert!(
+                out.status.success(),
+                "{command}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let _wayback = wayback.expect("the README starts wayback");
+        let start = std::time::Instant::now();
+        let front = loop {
+            if let Some(body) = replay(port, &base) {
+                break body;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "pywb does not replay {base}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        assert_eq!(
+            front,
+            std::fs::read(&index).unwrap(),
+            "the front page as served"
+        );
+        for (url, file) in &files {
+            assert_eq!(
+                replay(port, url).as_deref(),
+                Some(&std::fs::read(file).unwrap()[..]),
+                "{url}"
+            );
+        }
+    })
+    .await
+    .unwrap();
     server.stop().await;
 }

@@ -43,6 +43,29 @@ pub struct Entry {
     pub fixity_errors: Vec<String>,
     /// The WARC records written for the item, in file order, all in one file.
     pub records: Vec<Written>,
+    /// An OAI record, or a page of the endpoint's site (written only when not an item).
+    #[serde(default, skip_serializing_if = "EntryKind::is_item")]
+    pub kind: EntryKind,
+}
+
+/// What a ledger entry archived.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum EntryKind {
+    /// A record of the OAI-PMH list (its `identifier` and `datestamp`).
+    #[default]
+    Item,
+    /// A page of the endpoint's own site captured for replay (its root `/`, at `identifier`),
+    /// not an OAI record: no datestamp, no PWID, not counted as an item.
+    SitePage,
+}
+
+impl EntryKind {
+    /// Whether this is an OAI record.
+    pub fn is_item(&self) -> bool {
+        *self == EntryKind::Item
+    }
 }
 
 /// One WARC record of an item.

@@ -10,7 +10,10 @@
 //! ARCHIVE/lock              held (flock) while a harvester uses the archive
 //! ```
 //!
-//! Opening an archive finishes whatever a crashed run left: `.open` WARC files are cut back to the
+//! [`Reader`] reads an archive without writing it or taking the lock: while a harvest runs, on a
+//! read-only copy, or after a crash (it shows what the ledger lists as complete).
+//!
+//! Opening an archive for writing finishes whatever a crashed run left: `.open` WARC files are cut back to the
 //! end of the last item the ledger knows (an item written without its ledger line is harvested
 //! again), then checked and closed; ledger lines not yet in the index are indexed.
 
@@ -20,18 +23,18 @@ mod ledger;
 mod open;
 mod options;
 mod parts;
+mod reader;
 mod recovery;
 mod report;
 mod state;
 
 pub use error::ArchiveError;
 pub use layout::{ArchiveLayout, NotAnArchive};
-pub use ledger::{record_ref, timestamp14, written, Entry, Written};
+pub use ledger::{record_ref, timestamp14, written, Entry, EntryKind, Written};
 pub use open::{Archive, Original};
 pub use options::ArchiveOptions;
-pub use parts::{
-    entries, extract, parts_of, resolve, stored_archive_id, Part, ResolveError, Resolved,
-};
+pub use parts::{parts_of, Part, ResolveError, Resolved};
+pub use reader::{Entries, ReadError, Reader, WarcFile};
 pub use recovery::Recovery;
 pub use report::{ArchiveReport, HarvestReport, ListReport};
 pub use state::{ListKey, ListState, Run, Running, State};

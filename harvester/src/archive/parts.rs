@@ -1,15 +1,14 @@
 //! The archived parts and their PWIDs: listing them from the ledger, resolving a PWID to its WARC
-//! record through the CDXJ index, and extracting its bytes.
+//! record through the CDXJ index ([`Reader::resolve`]), and extracting its bytes.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
 
 use time::macros::format_description;
 use time::PrimitiveDateTime;
 
-use super::{ArchiveLayout, Entry, State, Written};
-use crate::cdxj::{CdxjError, CdxjIndex};
+use super::{Entry, Reader, Written};
+use crate::cdxj::{CdxjError, CdxjIndex, CdxjLine};
 use crate::pwid::Pwid;
 use crate::surt::surt;
 use crate::warc::{read_record, RecordType};
@@ -23,8 +22,12 @@ pub struct Part {
     pub record: Written,
 }
 
-/// The parts of one ledger entry, in file order (none for a deleted item).
+/// The parts of one ledger entry, in file order (none for a deleted item, nor for a site page
+/// captured besides the items).
 pub fn parts_of(entry: &Entry, archive_id: &str) -> Vec<Part> {
+    if !entry.kind.is_item() {
+        return Vec::new();
+    }
     entry
         .records
         .iter()
@@ -38,21 +41,6 @@ pub fn parts_of(entry: &Entry, archive_id: &str) -> Vec<Part> {
             })
         })
         .collect()
-}
-
-/// Every ledger entry of the archive at `dir`, one at a time.
-pub fn entries(dir: &Path) -> io::Result<impl Iterator<Item = io::Result<Entry>>> {
-    let file = File::open(ArchiveLayout::new(dir).ledger())?;
-    Ok(BufReader::new(file).lines().filter_map(|line| match line {
-        Ok(l) if l.trim().is_empty() => None,
-        Ok(l) => Some(serde_json::from_str(&l).map_err(io::Error::other)),
-        Err(e) => Some(Err(e)),
-    }))
-}
-
-/// The archive id stored in the archive at `dir`, if a harvest has set it.
-pub fn stored_archive_id(dir: &Path) -> io::Result<Option<String>> {
-    Ok(State::load(&ArchiveLayout::new(dir).state())?.archive_id)
 }
 
 /// Why a PWID did not resolve.
@@ -110,80 +98,93 @@ pub struct Resolved {
     pub digest: String,
 }
 
-/// Finds the record a PWID names in the archive at `dir`: the index line of its item (SURT key,
-/// exact URL) at its second.
-pub fn resolve(dir: &Path, pwid: &Pwid) -> Result<Resolved, ResolveError> {
-    let have = stored_archive_id(dir)?.unwrap_or_default();
-    if pwid.archive_id != have {
-        return Err(ResolveError::OtherArchive {
-            asked: pwid.archive_id.clone(),
-            have,
-        });
+impl Reader {
+    /// Finds the record a PWID names: the CDXJ line of its item (SURT key, exact URL) at its
+    /// second, in the index or among the complete records not merged into it yet.
+    pub fn resolve(&self, pwid: &Pwid) -> Result<Resolved, ResolveError> {
+        let have = self.archive_id().unwrap_or_default();
+        if pwid.archive_id != have {
+            return Err(ResolveError::OtherArchive {
+                asked: pwid.archive_id.clone(),
+                have: have.to_owned(),
+            });
+        }
+        self.find(&pwid.item, &pwid.timestamp14())
     }
-    find(dir, &pwid.item, &pwid.timestamp14())
-}
 
-fn find(dir: &Path, uri: &str, time: &str) -> Result<Resolved, ResolveError> {
-    let not_found = || ResolveError::NotFound {
-        item: uri.to_owned(),
-        time: time.to_owned(),
-    };
-    let key = surt(uri).map_err(|_| not_found())?;
-    let index = CdxjIndex::open(ArchiveLayout::new(dir).index());
-    let lines: Vec<_> = index
-        .lookup(&key)?
-        .into_iter()
-        .filter(|l| l.timestamp == time && l.get("url") == Some(uri))
-        .collect();
-    let field = |l: &crate::cdxj::CdxjLine, k: &str| l.get(k).unwrap_or_default().to_owned();
-    match lines.as_slice() {
-        [] => Err(not_found()),
-        [line] => Ok(Resolved {
-            file: ArchiveLayout::new(dir)
-                .warcs()
-                .join(field(line, "filename")),
-            offset: field(line, "offset").parse().unwrap_or_default(),
-            length: field(line, "length").parse().unwrap_or_default(),
-            mime: field(line, "mime"),
-            digest: field(line, "digest"),
-        }),
-        many => Err(ResolveError::Ambiguous {
+    /// Writes the payload of the record at `at` to `out`: for a `resource`, its block; for a
+    /// `revisit`, the block of the capture it refers to (`WARC-Refers-To-Target-URI` and
+    /// `WARC-Refers-To-Date`). Returns the bytes written.
+    pub fn extract(&self, at: &Resolved, out: &mut dyn Write) -> Result<u64, ResolveError> {
+        let mut at = at.clone();
+        for _ in 0..2 {
+            let mut record = read_record(&at.file, at.offset)?;
+            match record.header("WARC-Type") {
+                Some("revisit") => {
+                    let uri = record
+                        .header("WARC-Refers-To-Target-URI")
+                        .map(str::to_owned);
+                    let date = record.header("WARC-Refers-To-Date").map(digits14);
+                    let (Some(uri), Some(date)) = (uri, date) else {
+                        return Err(io::Error::other(
+                            "revisit without WARC-Refers-To-Target-URI/Date",
+                        )
+                        .into());
+                    };
+                    at = self.find(&uri, &date)?;
+                }
+                _ => return Ok(io::copy(&mut record.block.by_ref(), out)?),
+            }
+        }
+        Err(io::Error::other("a revisit refers to another revisit").into())
+    }
+
+    fn find(&self, uri: &str, time: &str) -> Result<Resolved, ResolveError> {
+        let not_found = || ResolveError::NotFound {
             item: uri.to_owned(),
             time: time.to_owned(),
-            count: many.len(),
-            records: many
-                .iter()
-                .map(|l| format!("{}:{}", field(l, "filename"), field(l, "offset")))
-                .collect::<Vec<_>>()
-                .join(", "),
-        }),
-    }
-}
-
-/// Writes the payload of the record at `at` to `out`: for a `resource`, its block; for a
-/// `revisit`, the block of the capture it refers to (`WARC-Refers-To-Target-URI` and
-/// `WARC-Refers-To-Date`). Returns the bytes written.
-pub fn extract(dir: &Path, at: &Resolved, out: &mut dyn Write) -> Result<u64, ResolveError> {
-    let mut at = at.clone();
-    for _ in 0..2 {
-        let mut record = read_record(&at.file, at.offset)?;
-        match record.header("WARC-Type") {
-            Some("revisit") => {
-                let uri = record
-                    .header("WARC-Refers-To-Target-URI")
-                    .map(str::to_owned);
-                let date = record.header("WARC-Refers-To-Date").map(digits14);
-                let (Some(uri), Some(date)) = (uri, date) else {
-                    return Err(
-                        io::Error::other("revisit without WARC-Refers-To-Target-URI/Date").into(),
-                    );
-                };
-                at = find(dir, &uri, &date)?;
+        };
+        let key = surt(uri).map_err(|_| not_found())?;
+        let index = CdxjIndex::open(self.layout().index());
+        let mut lines: Vec<CdxjLine> = index.lookup(&key)?;
+        for entry in self.unindexed()? {
+            lines.extend(entry?.records.iter().filter_map(Written::cdxj));
+        }
+        lines.retain(|l| l.surt == key && l.timestamp == time && l.get("url") == Some(uri));
+        let field = |l: &CdxjLine, k: &str| l.get(k).unwrap_or_default().to_owned();
+        // The index may have been merged after the state was read: one record, twice.
+        lines.sort_by_key(|l| (field(l, "filename"), field(l, "offset")));
+        lines.dedup_by_key(|l| (field(l, "filename"), field(l, "offset")));
+        match lines.as_slice() {
+            [] => Err(not_found()),
+            [line] => {
+                let name = field(line, "filename");
+                let file = self.warc_file(&name)?.ok_or_else(|| {
+                    io::Error::new(
+                        io::ErrorKind::NotFound,
+                        format!("the index names {name}, which is not in the archive's warcs/"),
+                    )
+                })?;
+                Ok(Resolved {
+                    file: file.path,
+                    offset: field(line, "offset").parse().unwrap_or_default(),
+                    length: field(line, "length").parse().unwrap_or_default(),
+                    mime: field(line, "mime"),
+                    digest: field(line, "digest"),
+                })
             }
-            _ => return Ok(io::copy(&mut record.block.by_ref(), out)?),
+            many => Err(ResolveError::Ambiguous {
+                item: uri.to_owned(),
+                time: time.to_owned(),
+                count: many.len(),
+                records: many
+                    .iter()
+                    .map(|l| format!("{}:{}", field(l, "filename"), field(l, "offset")))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
         }
     }
-    Err(io::Error::other("a revisit refers to another revisit").into())
 }
 
 /// `2024-05-01T12:00:00Z` → `20240501120000`.

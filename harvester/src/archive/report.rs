@@ -4,12 +4,11 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, BufRead};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::error::at;
-use super::{entries, Archive, ArchiveError, Entry, ListState};
+use super::{Entry, ListState, ReadError, Reader};
 
 /// What an archive holds: its files, per list the items archived, and every harvest run.
 /// Serialises (with serde) to the JSON that `inspect archive --json` prints.
@@ -24,7 +23,12 @@ pub struct ArchiveReport {
     pub warc_files: u64,
     /// Their bytes.
     pub warc_bytes: u64,
-    /// Lines of the CDXJ index.
+    /// WARC files still open (`.open`): a harvest is writing them, or was killed before closing
+    /// them (`modoai-harvester repair` closes them).
+    pub open_warc_files: u64,
+    /// Ledger items left out because a record of theirs is not on disk (yet).
+    pub incomplete_items: u64,
+    /// Lines of the CDXJ index (complete items not merged into it yet are not counted).
     pub index_lines: u64,
     /// Per endpoint and format, in their order.
     pub lists: Vec<ListReport>,
@@ -50,6 +54,8 @@ pub struct ListReport {
     pub records: BTreeMap<String, u64>,
     /// Fixity mismatches recorded.
     pub fixity_errors: u64,
+    /// Captures of the endpoint's site root (for replay; not items).
+    pub site_pages: u64,
     /// `WARC-Date` of the first item.
     pub first_harvested: Option<String>,
     /// `WARC-Date` of the last item.
@@ -104,32 +110,40 @@ pub enum HarvestReport {
 }
 
 impl ArchiveReport {
-    /// The report of an open archive (opening takes the lock and finishes an interrupted run, so
-    /// the figures are consistent).
-    pub fn read(archive: &Archive) -> Result<Self, ArchiveError> {
-        let layout = archive.layout();
+    /// The report of an archive as `reader` sees it: complete items only, so it can be read
+    /// while a harvest runs or after one was killed.
+    pub fn read(reader: &Reader) -> Result<Self, ReadError> {
+        let layout = reader.layout();
+        let io_at = |path: PathBuf| move |source| ReadError::Io { path, source };
         let ledger = layout.ledger();
         let mut lists: BTreeMap<(String, String), ListReport> = BTreeMap::new();
-        for entry in entries(layout.dir()).map_err(at(&ledger))? {
-            add(&mut lists, &entry.map_err(at(&ledger))?);
+        let mut entries = reader.entries().map_err(io_at(ledger.clone()))?;
+        for entry in entries.by_ref() {
+            add(&mut lists, &entry.map_err(io_at(ledger.clone()))?);
         }
         let (mut warc_files, mut warc_bytes) = (0, 0);
         let warcs = layout.warcs();
-        for e in fs::read_dir(&warcs).map_err(at(&warcs))?.flatten() {
+        for e in fs::read_dir(&warcs)
+            .map_err(io_at(warcs.clone()))?
+            .flatten()
+        {
             if e.file_name().to_string_lossy().ends_with(".warc.gz") {
                 warc_files += 1;
-                warc_bytes += e.metadata().map_err(at(&warcs))?.len();
+                warc_bytes += e.metadata().map_err(io_at(warcs.clone()))?.len();
             }
         }
+        let open_warc_files = reader.open_files().map_err(io_at(warcs))?.len() as u64;
         let index_lines = count_lines(&layout.index()).unwrap_or(0);
         Ok(ArchiveReport {
             archive: layout.dir().display().to_string(),
-            archive_id: archive.archive_id().to_owned(),
+            archive_id: reader.archive_id().unwrap_or_default().to_owned(),
             warc_files,
             warc_bytes,
+            open_warc_files,
+            incomplete_items: entries.incomplete(),
             index_lines,
             lists: lists.into_values().collect(),
-            harvests: archive.state().lists.values().flat_map(harvests).collect(),
+            harvests: reader.state().lists.values().flat_map(harvests).collect(),
         })
     }
 }
@@ -159,6 +173,10 @@ fn add(lists: &mut BTreeMap<(String, String), ListReport>, e: &Entry) {
             prefix: e.prefix.clone(),
             ..ListReport::default()
         });
+    if !e.kind.is_item() {
+        r.site_pages += 1;
+        return;
+    }
     r.items += 1;
     r.deleted += u64::from(e.deleted);
     r.bytes += e.bytes;
@@ -195,7 +213,7 @@ fn harvests(l: &ListState) -> Vec<HarvestReport> {
         out.push(HarvestReport::Interrupted {
             endpoint: l.key.endpoint.clone(),
             outcome: format!(
-                "interrupted after {} pages; run the harvest again to continue",
+                "interrupted after {} pages, or still running: when no harvest runs, run it again to continue",
                 r.pages
             ),
             prefix: l.key.prefix.clone(),
@@ -254,7 +272,7 @@ mod tests {
         );
         let interrupted = HarvestReport::Interrupted {
             endpoint: "http://e/oai".into(),
-            outcome: "interrupted after 1 pages; run the harvest again to continue".into(),
+            outcome: "interrupted after 1 pages, or still running: when no harvest runs, run it again to continue".into(),
             prefix: "oai_dc".into(),
             set: None,
             started: "2024-01-01T00:00:00Z".into(),
@@ -262,7 +280,7 @@ mod tests {
         let json = serde_json::json!({
             "endpoint": "http://e/oai", "prefix": "oai_dc", "set": null,
             "started": "2024-01-01T00:00:00Z",
-            "outcome": "interrupted after 1 pages; run the harvest again to continue",
+            "outcome": "interrupted after 1 pages, or still running: when no harvest runs, run it again to continue",
         });
         assert_eq!(
             serde_json::to_string_pretty(&interrupted).unwrap(),

@@ -1,16 +1,13 @@
 //! `inspect endpoint` and `inspect archive`.
 
+use std::collections::HashMap;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
 use clap::Subcommand;
-use std::io::Write as _;
 
-use modoai_harvester::archive::{
-    entries, parts_of, Archive, ArchiveLayout, ArchiveOptions, ArchiveReport, HarvestReport,
-    ListReport,
-};
-use modoai_harvester::harvest::endpoint;
+use modoai_harvester::archive::{parts_of, ArchiveReport, HarvestReport, ListReport, Reader};
+use serde::Serialize;
 use tokio::runtime::Runtime;
 
 use super::ClientArgs;
@@ -18,20 +15,39 @@ use super::ClientArgs;
 #[derive(Debug, Subcommand)]
 pub(crate) enum Inspect {
     /// Identify, metadata formats and sets of an endpoint.
+    #[command(after_help = "\
+Examples:
+  modoai-harvester inspect endpoint https://example.org/modoai
+  modoai-harvester inspect endpoint https://example.org/modoai --sets --json
+
+Exit codes: see modoai-harvester --help.")]
     Endpoint {
         /// The OAI-PMH base URL.
         url: String,
         /// Also list the sets (may take many requests).
         #[arg(long)]
         sets: bool,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         client: ClientArgs,
     },
     /// What an archive holds: per endpoint and format, items, bytes, harvests.
+    ///
+    /// Needs read access only, and works while a harvest writes the archive (it shows the
+    /// complete items).
+    #[command(after_help = "\
+Examples:
+  modoai-harvester inspect archive archive/
+  modoai-harvester inspect archive archive/ --json
+  modoai-harvester inspect archive archive/ --parts --json > parts.jsonl
+
+Exit codes: see modoai-harvester --help.")]
     Archive {
         /// The archive folder.
         dir: PathBuf,
-        /// Print JSON instead of text.
+        /// Print JSON instead of text (with --parts: one JSON object per line).
         #[arg(long)]
         json: bool,
         /// List every archived part with its PWID, WARC file, offset, length and content type.
@@ -42,94 +58,82 @@ pub(crate) enum Inspect {
 
 pub(crate) fn run(runtime: &Runtime, inspect: Inspect) -> anyhow::Result<()> {
     match inspect {
-        Inspect::Endpoint { url, sets, client } => {
+        Inspect::Endpoint {
+            url,
+            sets,
+            json,
+            client,
+        } => {
             let client = client.client()?;
             let handle = runtime.handle().clone();
             runtime.block_on(async move {
-                tokio::task::spawn_blocking(move || show_endpoint(&client, &handle, &url, sets))
-                    .await?
+                tokio::task::spawn_blocking(move || {
+                    super::endpoint::show(&client, &handle, &url, sets, json)
+                })
+                .await?
             })
         }
-        Inspect::Archive { dir, json, parts } => match parts {
-            true => show_parts(&dir, json),
-            false => show_archive(&dir, json),
-        },
-    }
-}
-
-fn show_endpoint(
-    client: &modoai_harvester::client::Client,
-    handle: &tokio::runtime::Handle,
-    url: &str,
-    with_sets: bool,
-) -> anyhow::Result<()> {
-    let id = endpoint::identify(client, handle, url)?;
-    println!("repository:   {}", id.repository_name);
-    println!("base URL:     {}", id.base_url);
-    println!("protocol:     {}", id.protocol_version);
-    println!("admin:        {}", id.admin_emails.join(", "));
-    println!(
-        "earliest:     {}",
-        id.earliest_datestamp
-            .map(|d| d.to_string())
-            .unwrap_or_else(|| "?".into())
-    );
-    println!(
-        "granularity:  {}",
-        id.granularity
-            .map(|g| g.as_str())
-            .unwrap_or("? (not a legal value)")
-    );
-    println!("deleted:      {}", id.deleted_record);
-    if !id.compression.is_empty() {
-        println!("compression:  {}", id.compression.join(", "));
-    }
-    println!("formats:");
-    for f in endpoint::formats(client, handle, url)? {
-        println!("  {:<12} {}  {}", f.prefix, f.namespace, f.schema);
-    }
-    if with_sets {
-        let sets = endpoint::sets(client, handle, url)?;
-        println!("sets: {}", sets.len());
-        for (spec, name) in sets {
-            println!("  {spec:<30} {name}");
+        Inspect::Archive { dir, json, parts } => {
+            let reader = Reader::open(&dir)?;
+            match parts {
+                true => show_parts(&reader, json),
+                false => show_archive(&reader, json),
+            }
         }
     }
+}
+
+fn show_archive(reader: &Reader, json: bool) -> anyhow::Result<()> {
+    let report = ArchiveReport::read(reader)?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        writeln!(
+            out,
+            "archive {} (PWID archive id {}): {} WARC files, {:.2} MB, {} index lines",
+            report.archive,
+            report.archive_id,
+            report.warc_files,
+            report.warc_bytes as f64 / 1e6,
+            report.index_lines
+        )?;
+        for l in &report.lists {
+            writeln!(out, "  {}", list_line(l))?;
+        }
+        writeln!(out, "harvests:")?;
+        for h in &report.harvests {
+            writeln!(out, "  {}", harvest_line(h))?;
+        }
+    }
+    out.flush()?;
+    warn_open(
+        reader.dir(),
+        report.open_warc_files,
+        report.incomplete_items,
+    );
     Ok(())
 }
 
-fn show_archive(dir: &Path, json: bool) -> anyhow::Result<()> {
-    ArchiveLayout::new(dir).require_ledger()?;
-    let archive = Archive::open(dir, ArchiveOptions::default())
-        .with_context(|| format!("cannot open the archive {}", dir.display()))?;
-    let report = ArchiveReport::read(&archive)?;
-    drop(archive);
-    if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-        return Ok(());
+/// Says on stderr what `.open` WARC files mean and which command closes them.
+pub(crate) fn warn_open(dir: &Path, open_files: u64, incomplete: u64) {
+    if open_files == 0 && incomplete == 0 {
+        return;
     }
-    println!(
-        "archive {} (PWID archive id {}): {} WARC files, {:.2} MB, {} index lines",
-        report.archive,
-        report.archive_id,
-        report.warc_files,
-        report.warc_bytes as f64 / 1e6,
-        report.index_lines
+    tracing::warn!(
+        "{open_files} WARC files of {} are still open and {incomplete} items are not complete \
+         on disk: a harvest is writing them, or one was killed. Only complete items are shown. \
+         When no harvest runs, `modoai-harvester repair --archive {}` closes the files and \
+         brings the index up to date.",
+        dir.display(),
+        dir.display()
     );
-    for l in &report.lists {
-        println!("  {}", list_line(l));
-    }
-    println!("harvests:");
-    for h in &report.harvests {
-        println!("  {}", harvest_line(h));
-    }
-    Ok(())
 }
 
 fn list_line(l: &ListReport) -> String {
     let records: Vec<String> = l.records.iter().map(|(k, v)| format!("{v} {k}")).collect();
-    format!(
-        "{} ({}): {} items ({} deleted), {:.2} MB payload, records: {}; harvested {} .. {}{}",
+    let mut line = format!(
+        "{} ({}): {} items ({} deleted), {:.2} MB payload, records: {}; harvested {} .. {}",
         l.endpoint,
         l.prefix,
         l.items,
@@ -138,12 +142,17 @@ fn list_line(l: &ListReport) -> String {
         records.join(", "),
         l.first_harvested.as_deref().unwrap_or("?"),
         l.last_harvested.as_deref().unwrap_or("?"),
-        if l.fixity_errors > 0 {
-            format!(", {} FIXITY MISMATCHES", l.fixity_errors)
-        } else {
-            String::new()
-        }
-    )
+    );
+    if l.fixity_errors > 0 {
+        line.push_str(&format!(", {} FIXITY MISMATCHES", l.fixity_errors));
+    }
+    if l.site_pages > 0 {
+        line.push_str(&format!(
+            "; {} captures of the site's root page",
+            l.site_pages
+        ));
+    }
+    line
 }
 
 fn harvest_line(h: &HarvestReport) -> String {
@@ -176,34 +185,65 @@ fn harvest_line(h: &HarvestReport) -> String {
     }
 }
 
+/// One line of `inspect archive --parts --json`.
+#[derive(Debug, Serialize)]
+struct PartLine<'a> {
+    pwid: String,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    url: &'a str,
+    identifier: &'a str,
+    datestamp: &'a str,
+    file: &'a str,
+    offset: u64,
+    length: u64,
+    content_type: &'a str,
+    digest: &'a str,
+}
+
 /// One line (or JSON object) per archived part, read from the ledger one entry at a time.
-fn show_parts(dir: &Path, json: bool) -> anyhow::Result<()> {
-    let archive = Archive::open(dir, ArchiveOptions::default())
-        .with_context(|| format!("cannot open the archive {}", dir.display()))?;
-    let id = archive.archive_id().to_owned();
-    drop(archive);
+fn show_parts(reader: &Reader, json: bool) -> anyhow::Result<()> {
+    let id = reader.archive_id().unwrap_or_default().to_owned();
+    // The file's name on disk: `….warc.gz.open` while a harvest writes it.
+    let mut names: HashMap<String, String> = HashMap::new();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for entry in entries(dir)? {
+    let mut entries = reader.entries()?;
+    for entry in entries.by_ref() {
         let entry = entry?;
         for part in parts_of(&entry, &id) {
             let r = &part.record;
+            if !names.contains_key(&r.file) {
+                let on_disk = reader
+                    .warc_file(&r.file)?
+                    .and_then(|f| f.path.file_name().map(|n| n.to_string_lossy().into_owned()));
+                names.insert(r.file.clone(), on_disk.unwrap_or_else(|| r.file.clone()));
+            }
+            let file = &names[&r.file];
             if json {
-                let line = serde_json::json!({
-                    "pwid": part.pwid.to_string(), "type": r.kind, "url": r.uri,
-                    "identifier": entry.identifier, "datestamp": entry.datestamp,
-                    "file": r.file, "offset": r.offset, "length": r.length,
-                    "content_type": r.mime, "digest": r.digest,
-                });
-                writeln!(out, "{line}")?;
+                let line = PartLine {
+                    pwid: part.pwid.to_string(),
+                    kind: r.kind.as_str(),
+                    url: &r.uri,
+                    identifier: &entry.identifier,
+                    datestamp: &entry.datestamp,
+                    file,
+                    offset: r.offset,
+                    length: r.length,
+                    content_type: &r.mime,
+                    digest: &r.digest,
+                };
+                writeln!(out, "{}", serde_json::to_string(&line)?)?;
             } else {
                 writeln!(
                     out,
                     "{}  {}:{}+{}  {}",
-                    part.pwid, r.file, r.offset, r.length, r.mime
+                    part.pwid, file, r.offset, r.length, r.mime
                 )?;
             }
         }
     }
     out.flush()?;
+    let open = reader.open_files()?.len() as u64;
+    warn_open(reader.dir(), open, entries.incomplete());
     Ok(())
 }

@@ -1,17 +1,5 @@
-//! `harvest-list`: every endpoint of a TOML harvest list, several at a time.
-//!
-//! ```toml
-//! [defaults]              # optional; any key of an endpoint
-//! archive = "archive"
-//!
-//! [[endpoint]]
-//! url = "http://example.org/modoai"
-//! metadata-prefix = "oai_crate"   # optional, like the other keys below
-//! set = "mime:image"
-//! from = "2026-01-01"
-//! until = "2026-12-31"
-//! archive = "archives/example"
-//! ```
+//! `harvest-list`: every endpoint of a TOML harvest list, several at a time. The file format is
+//! [`SAMPLE`], shown by `harvest-list --help` and in `docs/archivists.md`.
 //!
 //! Endpoints that share an archive are harvested one after the other (an archive has one
 //! writer); the others run concurrently, up to `--jobs`. One HTTP client serves them all, so its
@@ -36,10 +24,53 @@ use super::{
     EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS,
 };
 
+/// A harvest list with every key: `harvest-list --help` shows it, and a test reads it with
+/// [`read`].
+pub(crate) const SAMPLE: &str = r#"# Keys of [defaults] apply to every [[endpoint]] that does not set them.
+[defaults]
+archive = "archives/default"      # relative to this file's folder
+metadata-prefix = "oai_dc"        # default: oai_crate when offered, else oai_dc
+name = "my-harvests"              # warcinfo isPartOf; default: modoai-harvest
+
+[[endpoint]]
+url = "https://example.org/modoai"
+
+[[endpoint]]
+url = "https://example.net/oai"
+archive = "archives/example-net"
+metadata-prefix = "oai_crate"
+set = "mime:image"                # only this set
+from = "2026-01-01"               # YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ
+until = "2026-12-31"
+"#;
+
+/// `harvest-list -h`: examples and where the exit codes are.
+pub(crate) const HELP: &str = "\
+Examples:
+  modoai-harvester harvest-list harvests.toml
+  modoai-harvester harvest-list harvests.toml --jobs 2 --delay 1
+  modoai-harvester harvest-list harvests.toml --dry-run
+
+See --help for the file format. Exit codes: see modoai-harvester --help.";
+
+/// `harvest-list --help`: the file format with a sample, then [`HELP`].
+pub(crate) fn long_help() -> String {
+    format!(
+        "The harvest list is TOML: one [[endpoint]] table per list to harvest, with the keys url \
+         (required), archive (required here or in [defaults]), metadata-prefix, set, from, until \
+         and name, as the harvest command's options. Unknown keys are errors. Endpoints of one \
+         archive are harvested one after the other, the others --jobs at a time. Like a harvest, \
+         each continues where it stopped and is incremental.\n\nSample:\n\n{SAMPLE}\n{HELP}"
+    )
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct ListArgs {
     /// The harvest list.
     file: PathBuf,
+    /// Check the list and print what would be harvested into which archive, without harvesting.
+    #[arg(long)]
+    dry_run: bool,
     /// Archives harvested at the same time.
     #[arg(long, default_value_t = 4, value_name = "N")]
     jobs: usize,
@@ -144,6 +175,9 @@ pub(crate) fn run(
     let mut groups: BTreeMap<PathBuf, Vec<HarvestOptions>> = BTreeMap::new();
     // Every endpoint of the list is checked before any archive is opened.
     let lists = read(&args.file).map_err(|e| usage(format!("{e:#}")))?;
+    if args.dry_run {
+        return dry_run(&lists);
+    }
     for (archive, options) in lists {
         groups.entry(archive).or_default().push(options);
     }
@@ -183,7 +217,7 @@ pub(crate) fn run(
             Ok(summaries) => {
                 for s in summaries {
                     if !quiet {
-                        println!("{}", summary::render(&s));
+                        summary::print(&summary::render(&s))?;
                     }
                     match &s.error {
                         Some(_) if s.is_interrupted() => {}
@@ -213,6 +247,33 @@ pub(crate) fn run(
         1 => EXIT_PROBLEMS,
         _ => EXIT_FAILED,
     })
+}
+
+/// Prints one line per endpoint: what `harvest-list` would harvest into which archive.
+fn dry_run(lists: &[(PathBuf, HarvestOptions)]) -> anyhow::Result<u8> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    for (archive, o) in lists {
+        let field = |name: &str, v: &Option<String>| match v {
+            Some(v) => format!(" {name} {v}"),
+            None => String::new(),
+        };
+        writeln!(
+            out,
+            "{} -> {}: prefix {}{}{}{}, name {}",
+            o.endpoint,
+            archive.display(),
+            o.prefix
+                .as_deref()
+                .unwrap_or("(oai_crate if offered, else oai_dc)"),
+            field("set", &o.set),
+            field("from", &o.from),
+            field("until", &o.until),
+            o.name
+        )?;
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
 }
 
 /// Harvests the lists of one archive in order.

@@ -1,5 +1,6 @@
 //! The command line: argument definitions and dispatch.
 
+mod endpoint;
 mod inspect;
 mod interrupt;
 mod list;
@@ -7,6 +8,7 @@ mod manual;
 mod profile;
 mod progress;
 mod pwid;
+mod repair;
 mod summary;
 
 use std::path::PathBuf;
@@ -15,7 +17,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
-use modoai_harvester::archive::{Archive, ArchiveError, ArchiveOptions, NotAnArchive};
+use modoai_harvester::archive::{Archive, ArchiveError, ArchiveOptions, NotAnArchive, ReadError};
 use modoai_harvester::client::{Client, ClientConfig};
 use modoai_harvester::harvest::{HarvestOptions, Harvester};
 use modoai_protocol::Datestamp;
@@ -41,9 +43,28 @@ Exit codes:
      harvest again to continue from the last completed page)
   2  bad usage, arguments or configuration: nothing was done (also when the endpoint refuses
      what was asked: a set it does not list, a format it does not have, a bad argument)
-  3  done, but some items were not archived or failed a fixity check (recorded in the archive)
+  3  done, but some items were not archived or failed a fixity check (recorded in the archive),
+     or a corpus left out parts of WARC files still open (see its message)
   130 interrupted by Ctrl-C (SIGINT) or SIGTERM (harvest, harvest-list): the archive was
      closed at a safe point; run the same command again to continue";
+
+/// Examples of the commands, as the top `--help` shows them.
+const EXAMPLES: &str = "\
+Examples:
+  modoai-harvester inspect endpoint https://example.org/modoai
+  modoai-harvester harvest https://example.org/modoai --archive archive/
+  modoai-harvester harvest-list harvests.toml
+  modoai-harvester inspect archive archive/
+  modoai-harvester repair --archive archive/
+  modoai-harvester corpus --archive archive/ --set mime:image --out corpus.xml
+
+Every command has its own --help with examples. Commands that read an archive (inspect archive,
+profile, pwid resolve, corpus) need read access only and work while a harvest runs.";
+
+/// The top `--help`'s text after the options: examples, then the exit codes.
+fn top_help() -> String {
+    format!("{EXAMPLES}\n\n{EXIT_CODES}")
+}
 
 /// Harvests OAI-PMH 2.0 endpoints into WARC 1.1 archives with a CDXJ index.
 #[derive(Debug, Parser)]
@@ -52,7 +73,7 @@ Exit codes:
     version,
     about,
     long_about = None,
-    after_help = EXIT_CODES
+    after_help = top_help()
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
@@ -66,18 +87,37 @@ pub(crate) struct Cli {
 enum Command {
     /// Harvest one endpoint's list (ListRecords) into an archive. Run it again to continue an
     /// interrupted harvest, or later to harvest what changed since (incremental).
+    #[command(after_help = HARVEST_HELP)]
     Harvest(HarvestArgs),
     /// Harvest every endpoint of a harvest list (TOML), several at a time.
+    #[command(after_help = list::HELP, after_long_help = list::long_help())]
     HarvestList(list::ListArgs),
     /// Show what an endpoint or an archive holds.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "\
+Examples:
+  modoai-harvester inspect endpoint https://example.org/modoai --sets
+  modoai-harvester inspect archive archive/ --json
+
+Exit codes: see modoai-harvester --help."
+    )]
     Inspect(inspect::Inspect),
     /// MementoMap profiles: generate one from an archive, compact one, look a URI up.
     Profile(profile::ProfileArgs),
     /// Persistent web identifiers: resolve a PWID to its WARC record and bytes.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "\
+Examples:
+  modoai-harvester pwid resolve 'urn:pwid:…' --archive archive/ --extract file.pdf
+  modoai-harvester inspect archive archive/ --parts   (lists the PWIDs)
+
+Exit codes: see modoai-harvester --help."
+    )]
     Pwid(pwid::PwidCommand),
     /// Write a corpus definition: the PWIDs of a selection of an archive's parts.
+    #[command(after_help = pwid::CORPUS_HELP)]
     Corpus(pwid::CorpusArgs),
     /// Print the shell completion script of modoai-harvester for SHELL.
     #[command(after_help = manual::COMPLETIONS_HELP)]
@@ -86,7 +126,21 @@ enum Command {
     /// them all.
     #[command(after_help = manual::MAN_HELP)]
     Man(manual::ManArgs),
+    /// Repair an archive a killed harvest left (`.open` WARC files, an index lacking its last
+    /// items) without harvesting.
+    Repair(repair::RepairArgs),
 }
+
+const HARVEST_HELP: &str = "\
+Examples:
+  modoai-harvester harvest https://example.org/modoai --archive archive/
+  modoai-harvester harvest https://example.org/modoai --archive archive/ \\
+      --metadata-prefix oai_dc --set mime:image --from 2026-01-01 --delay 1
+
+Run the same command again to continue an interrupted harvest, or later to harvest what changed
+since the last complete one.
+
+Exit codes: see modoai-harvester --help.";
 
 /// Options of the HTTP client.
 #[derive(Debug, Args, Clone)]
@@ -205,6 +259,7 @@ pub(crate) fn exit_code(error: &anyhow::Error) -> u8 {
     let is_usage = error.chain().any(|e| {
         e.is::<Usage>()
             || e.is::<NotAnArchive>()
+            || matches!(e.downcast_ref(), Some(ReadError::NotAnArchive(_)))
             || matches!(e.downcast_ref(), Some(ArchiveError::ArchiveId(_)))
     });
     if is_usage {
@@ -212,6 +267,15 @@ pub(crate) fn exit_code(error: &anyhow::Error) -> u8 {
     } else {
         EXIT_FAILED
     }
+}
+
+/// Whether `error` is stdout closed by its reader (`… | head`): the output is not wanted any more,
+/// so the command ends quietly, as other Unix tools do.
+pub(crate) fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 pub(crate) fn init_logging(quiet: bool) {
@@ -252,6 +316,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Corpus(c) => pwid::corpus(c),
         Command::Completions(c) => manual::completions(&c).map(ExitCode::from),
         Command::Man(m) => manual::man(&m).map(ExitCode::from),
+        Command::Repair(r) => repair::run(r).map(|()| ExitCode::from(EXIT_OK)),
     }
 }
 
@@ -319,7 +384,7 @@ fn harvest(
     archive.close().context("cannot close the archive")?;
     let usage = result.error.as_ref().is_some_and(|e| e.is_usage());
     if !quiet && !usage {
-        println!("{}", summary::render(&result));
+        summary::print(&summary::render(&result))?;
     }
     match &result.error {
         Some(_) if result.is_interrupted() => eprintln!("{}", interrupt::INTERRUPTED),

@@ -5,25 +5,40 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
-use modoai_harvester::archive::ArchiveLayout;
+use modoai_harvester::archive::Reader;
 use modoai_harvester::profile::{self, CompactOptions, Header, Stats};
+use serde::Serialize;
 
 use super::{usage, EXIT_FAILED, EXIT_OK};
 
+const PROFILE_HELP: &str = "\
+Examples:
+  modoai-harvester profile --archive archive/ --out archive.ukvs
+  modoai-harvester profile compact archive.ukvs small.ukvs --path-factor 0.5
+  modoai-harvester profile lookup small.ukvs https://example.org/a.pdf
+
+Generating reads the archive only (no write access, no lock), so it works while a harvest runs.
+It prints `lines-in lines-out bytes-in bytes-out roll-ups` (with --json, an object of them).
+
+Exit codes: see modoai-harvester --help.";
+
 /// `profile --archive DIR --out FILE`, or `profile compact|lookup …`.
 #[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true)]
+#[command(args_conflicts_with_subcommands = true, after_help = PROFILE_HELP)]
 pub(crate) struct ProfileArgs {
     #[command(subcommand)]
     command: Option<ProfileCommand>,
     #[command(flatten)]
     generate: GenerateArgs,
+    /// Print the figures (or the lookup's hit) as JSON.
+    #[arg(long, global = true)]
+    json: bool,
 }
 
 /// Generates the full profile of an archive.
 #[derive(Debug, Args)]
 struct GenerateArgs {
-    /// The archive folder (its index.cdxj is read).
+    /// The archive folder (its index and the items not indexed yet are read).
     #[arg(long, value_name = "DIR")]
     archive: Option<PathBuf>,
     /// The profile to write (UKVS).
@@ -41,6 +56,14 @@ struct GenerateArgs {
 enum ProfileCommand {
     /// Roll sub-trees up into wildcard keys (one pass over the sorted input, memory bounded by
     /// the key depth).
+    ///
+    /// Smaller factors roll up more; the defaults (1.0) are the reference tool's.
+    #[command(after_help = "\
+Examples:
+  modoai-harvester profile compact archive.ukvs small.ukvs
+  modoai-harvester profile compact archive.ukvs small.ukvs --host-factor 0.5 --path-factor 0.5 --json
+
+Exit codes: see modoai-harvester --help.")]
     Compact {
         /// The profile to compact.
         input: PathBuf,
@@ -54,6 +77,14 @@ enum ProfileCommand {
         path_factor: f64,
     },
     /// Find the most specific key of a profile that covers a URI (exit 1 when none does).
+    ///
+    /// Prints `KEY FREQUENCY DISTANCE` (with --json an object of them, or `null`).
+    #[command(after_help = "\
+Examples:
+  modoai-harvester profile lookup small.ukvs https://example.org/a.pdf
+  modoai-harvester profile lookup small.ukvs 'org,example)/a.pdf' --json
+
+Exit codes: see modoai-harvester --help.")]
     Lookup {
         /// The profile.
         file: PathBuf,
@@ -63,6 +94,7 @@ enum ProfileCommand {
 }
 
 pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
+    let json = args.json;
     match args.command {
         Some(ProfileCommand::Compact {
             input,
@@ -78,7 +110,7 @@ pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
                 .path_factor(path_factor);
             let stats = profile::compact(&input, &output, &options)
                 .with_context(|| format!("cannot compact {}", input.display()))?;
-            report(&stats);
+            report(&stats, json)?;
             Ok(ExitCode::from(EXIT_OK))
         }
         Some(ProfileCommand::Lookup { file, uri }) => {
@@ -86,11 +118,22 @@ pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("cannot search {}", file.display()))?
             {
                 Some(hit) => {
-                    println!("{} {} {}", hit.key, hit.frequency, hit.distance);
+                    let hit = HitReport {
+                        key: hit.key,
+                        frequency: hit.frequency.to_string(),
+                        distance: hit.distance,
+                    };
+                    match json {
+                        true => print(&serde_json::to_string_pretty(&hit)?)?,
+                        false => print(&format!("{} {} {}", hit.key, hit.frequency, hit.distance))?,
+                    }
                     Ok(ExitCode::from(EXIT_OK))
                 }
                 None => {
-                    println!("no key of {} covers {uri}", file.display());
+                    match json {
+                        true => print("null")?,
+                        false => print(&format!("no key of {} covers {uri}", file.display()))?,
+                    }
                     Ok(ExitCode::from(EXIT_FAILED))
                 }
             }
@@ -107,12 +150,11 @@ pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
                     "profile needs --archive DIR and --out FILE (or: profile compact | profile lookup)",
                 ));
             };
-            let layout = ArchiveLayout::new(&archive);
-            layout.require_index()?;
-            let index = layout.index();
-            let archive_id = modoai_harvester::archive::stored_archive_id(&archive)?;
+            let reader = Reader::open(&archive)?;
             let header = Header {
-                id: id.or(archive_id).unwrap_or_default(),
+                id: id
+                    .or(reader.archive_id().map(str::to_owned))
+                    .unwrap_or_default(),
                 name: name.unwrap_or_else(|| {
                     archive
                         .canonicalize()
@@ -122,18 +164,41 @@ pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
                 }),
                 generated: modoai_harvester::warc::warc_date(time::OffsetDateTime::now_utc()),
             };
-            let stats = profile::generate(&index, &out, &header)
+            let input = reader
+                .cdxj()
+                .with_context(|| format!("cannot read the index of {}", archive.display()))?;
+            let stats = profile::generate_from(input, &out, &header)
                 .with_context(|| format!("cannot write {}", out.display()))?;
-            report(&stats);
+            report(&stats, json)?;
             Ok(ExitCode::from(EXIT_OK))
         }
     }
 }
 
+/// What `profile lookup --json` prints.
+#[derive(Debug, Serialize)]
+struct HitReport {
+    key: String,
+    /// `M/R`: mementos of R distinct URIs.
+    frequency: String,
+    distance: usize,
+}
+
+/// One line (or a JSON value) on stdout.
+fn print(text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}")?;
+    out.flush()
+}
+
 /// The reference tool's figures: lines in and out, bytes in and out, roll-ups; then skipped lines.
-fn report(s: &Stats) {
-    println!(
+fn report(s: &Stats, json: bool) -> anyhow::Result<()> {
+    if json {
+        return Ok(print(&serde_json::to_string_pretty(s)?)?);
+    }
+    Ok(print(&format!(
         "{} {} {} {} {} (lines in, lines out, bytes in, bytes out, roll-ups; {} lines skipped)",
         s.in_lines, s.out_lines, s.in_bytes, s.out_bytes, s.rollups, s.skipped
-    );
+    ))?)
 }

@@ -7,17 +7,29 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
-use modoai_harvester::archive::{extract, resolve, ArchiveLayout, ResolveError};
+use modoai_harvester::archive::{Reader, ResolveError, Resolved};
 use modoai_harvester::corpus::{write_corpus, Selection};
 use modoai_harvester::pwid::Pwid;
 use modoai_protocol::Datestamp;
+use serde::Serialize;
 
-use super::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use super::{EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE};
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum PwidCommand {
-    /// Find the WARC record a PWID names (file and offset), and optionally its bytes. Exit 1 when
-    /// the archive holds no such capture, 2 when the PWID is malformed or names another archive.
+    /// Find the WARC record a PWID names (file and offset), and optionally its bytes.
+    ///
+    /// Exit 1 when the archive holds no such capture, 2 when the PWID is malformed or names
+    /// another archive. Needs read access only; works while a harvest writes the archive.
+    #[command(after_help = "\
+Examples:
+  modoai-harvester pwid resolve 'urn:pwid:archive.example.org:2026-01-05T10:00:00Z:part:https://example.org/a.pdf' --archive archive/
+  modoai-harvester pwid resolve 'urn:pwid:…' --archive archive/ --extract a.pdf
+
+Prints `FILE OFFSET` of the record (the record's details go to stderr), or with --json one
+object: pwid, file, offset, length, content_type, digest and, with --extract, extracted_bytes.
+
+Exit codes: see modoai-harvester --help.")]
     Resolve {
         /// `urn:pwid:ARCHIVE:YYYY-MM-DDThh:mm:ssZ:COVERAGE:URI` (or the older `pwid:` form).
         pwid: String,
@@ -27,8 +39,22 @@ pub(crate) enum PwidCommand {
         /// Write the archived bytes (a revisit's original) to FILE, or `-` for stdout.
         #[arg(long, value_name = "FILE")]
         extract: Option<PathBuf>,
+        /// Print the record's details as JSON (not with `--extract -`).
+        #[arg(long)]
+        json: bool,
     },
 }
+
+pub(crate) const CORPUS_HELP: &str = "\
+Examples:
+  modoai-harvester corpus --archive archive/ --out corpus.xml
+  modoai-harvester corpus --archive archive/ --host example.org --set mime:image \\
+      --from 2026-01-01 --until 2026-06-30 --description 'Images, first half of 2026' --out -
+
+Reads the archive only (no write access, no lock). A corpus names closed WARC files only: parts
+in files still open (a harvest running, or killed) are left out with a message and exit code 3.
+
+Exit codes: see modoai-harvester --help.";
 
 /// `corpus --archive DIR … --out FILE`.
 #[derive(Debug, Args)]
@@ -56,12 +82,34 @@ pub(crate) struct CorpusArgs {
     out: PathBuf,
 }
 
+/// What `pwid resolve --json` prints.
+#[derive(Debug, Serialize)]
+struct ResolveReport {
+    pwid: String,
+    /// The WARC file's name (with `.open` while a harvest writes it).
+    file: String,
+    offset: u64,
+    length: u64,
+    content_type: String,
+    digest: String,
+    /// With `--extract`: the bytes written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extracted_bytes: Option<u64>,
+}
+
 pub(crate) fn run(cmd: PwidCommand) -> anyhow::Result<ExitCode> {
     let PwidCommand::Resolve {
         pwid,
         archive,
         extract: to,
+        json,
     } = cmd;
+    let to_stdout = to.as_ref().is_some_and(|p| p.as_os_str() == "-");
+    if json && to_stdout {
+        return Err(super::usage(
+            "--json and --extract - both write to stdout: extract to a file, or drop --json",
+        ));
+    }
     let pwid: Pwid = match pwid.parse() {
         Ok(p) => p,
         Err(e) => {
@@ -69,8 +117,8 @@ pub(crate) fn run(cmd: PwidCommand) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
-    ArchiveLayout::new(&archive).require_index()?;
-    let found = match resolve(&archive, &pwid) {
+    let reader = Reader::open(&archive)?;
+    let found = match reader.resolve(&pwid) {
         Ok(found) => found,
         Err(e @ ResolveError::OtherArchive { .. }) => {
             eprintln!("error: {e}");
@@ -78,42 +126,59 @@ pub(crate) fn run(cmd: PwidCommand) -> anyhow::Result<ExitCode> {
         }
         Err(e @ (ResolveError::NotFound { .. } | ResolveError::Ambiguous { .. })) => {
             eprintln!("error: {e}");
+            if !reader.open_files()?.is_empty() {
+                super::inspect::warn_open(&archive, reader.open_files()?.len() as u64, 0);
+            }
             return Ok(ExitCode::from(EXIT_FAILED));
         }
         Err(e) => return Err(e.into()),
     };
-    let name = found
-        .file
-        .file_name()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .into_owned();
+    let mut report = ResolveReport {
+        pwid: pwid.to_string(),
+        file: found
+            .file
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned(),
+        offset: found.offset,
+        length: found.length,
+        content_type: found.mime.clone(),
+        digest: found.digest.clone(),
+        extracted_bytes: None,
+    };
     eprintln!("{pwid}");
     eprintln!(
-        "  {name} offset {} length {} {} {}",
-        found.offset, found.length, found.mime, found.digest
+        "  {} offset {} length {} {} {}",
+        report.file, found.offset, found.length, found.mime, found.digest
     );
-    let to_stdout = to.as_ref().is_some_and(|p| p.as_os_str() == "-");
-    if !to_stdout {
-        println!("{name} {}", found.offset);
+    if let Some(path) = to {
+        let n = extract_to(&reader, &found, &path)?;
+        eprintln!("  {n} bytes extracted");
+        report.extracted_bytes = Some(n);
     }
-    match to {
-        None => {}
-        Some(path) => {
-            let mut out: Box<dyn Write> = if path.as_os_str() == "-" {
-                Box::new(io::stdout().lock())
-            } else {
-                Box::new(BufWriter::new(
-                    File::create(&path)
-                        .with_context(|| format!("cannot create {}", path.display()))?,
-                ))
-            };
-            let n = extract(&archive, &found, &mut out)?;
-            out.flush()?;
-            eprintln!("  {n} bytes extracted");
-        }
+    let mut out = io::stdout().lock();
+    match (json, to_stdout) {
+        (true, _) => writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?,
+        (false, false) => writeln!(out, "{} {}", report.file, report.offset)?,
+        (false, true) => {}
     }
+    out.flush()?;
     Ok(ExitCode::from(EXIT_OK))
+}
+
+/// Writes the record's payload to `path`, or to stdout for `-`.
+fn extract_to(reader: &Reader, found: &Resolved, path: &std::path::Path) -> anyhow::Result<u64> {
+    let mut out: Box<dyn Write> = if path.as_os_str() == "-" {
+        Box::new(io::stdout().lock())
+    } else {
+        Box::new(BufWriter::new(
+            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
+        ))
+    };
+    let n = reader.extract(found, &mut out)?;
+    out.flush()?;
+    Ok(n)
 }
 
 pub(crate) fn corpus(args: CorpusArgs) -> anyhow::Result<ExitCode> {
@@ -132,7 +197,7 @@ pub(crate) fn corpus(args: CorpusArgs) -> anyhow::Result<ExitCode> {
         from: date("--from", &args.from, false)?,
         until: date("--until", &args.until, true)?,
     };
-    ArchiveLayout::new(&args.archive).require_ledger()?;
+    let reader = Reader::open(&args.archive)?;
     let out: Box<dyn Write> = if args.out.as_os_str() == "-" {
         Box::new(io::stdout().lock())
     } else {
@@ -140,7 +205,18 @@ pub(crate) fn corpus(args: CorpusArgs) -> anyhow::Result<ExitCode> {
             || format!("cannot create {}", args.out.display()),
         )?))
     };
-    let corpus = write_corpus(&args.archive, &selection, args.description.as_deref(), out)?;
+    let corpus = write_corpus(&reader, &selection, args.description.as_deref(), out)?;
     eprintln!("{}: {} parts", corpus.pwid, corpus.parts);
-    Ok(ExitCode::from(EXIT_OK))
+    if corpus.left_out == 0 {
+        return Ok(ExitCode::from(EXIT_OK));
+    }
+    tracing::error!(
+        "{} selected parts are left out: their WARC files are still open (`.open`), and a \
+         corpus names closed files only. A harvest is writing them, or one was killed: when no \
+         harvest runs, `modoai-harvester repair --archive {}` closes them; then write the \
+         corpus again.",
+        corpus.left_out,
+        args.archive.display()
+    );
+    Ok(ExitCode::from(EXIT_PROBLEMS))
 }

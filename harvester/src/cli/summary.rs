@@ -48,6 +48,17 @@ pub(crate) fn render(s: &Summary) -> String {
     out
 }
 
+/// Prints a summary on stdout. A reader that closed stdout (`… | head`) did not want the rest:
+/// the harvest's outcome, not the broken pipe, decides the exit code.
+pub(crate) fn print(text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
 pub(crate) fn recovery(r: &Recovery) -> String {
     format!(
         "recovered the archive after an interrupted run: {} WARC files closed, {} removed, {} bytes of unfinished items dropped (they are harvested again)",

@@ -4,6 +4,7 @@
 use modoai_protocol::form::request_url;
 use modoai_protocol::Verb;
 
+use super::origin::SiteRoot;
 use super::HarvestOptions;
 use crate::archive::{ListKey, Running};
 use crate::client::Client;
@@ -16,6 +17,8 @@ pub(super) struct Context {
     pub(super) key: ListKey,
     pub(super) fetch_refs: bool,
     pub(super) warcinfo: WarcFields,
+    /// What the identifiers say about the endpoint's site root (captured after the list).
+    pub(super) site_root: SiteRoot,
 }
 
 impl Context {
@@ -29,6 +32,7 @@ impl Context {
             },
             fetch_refs: o.fetch_refs,
             warcinfo,
+            site_root: SiteRoot::new(&o.endpoint),
         }
     }
 

@@ -98,6 +98,9 @@ impl<'a> Harvester<'a> {
         let before = self.archive.state().lists.get(&ctx.key.id()).cloned();
         let mut running = self.start(&ctx, o, granularity, summary)?;
         let result = self.pages(&ctx, &mut running, summary);
+        if result.is_ok() {
+            self.capture_site_root(&ctx);
+        }
         match &result {
             Err(e) if e.is_usage() => self.forget(&ctx, before)?,
             _ => self.finish(&ctx, &running, &result, summary)?,

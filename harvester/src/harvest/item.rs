@@ -21,6 +21,7 @@ impl Harvester<'_> {
         summary: &mut Summary,
     ) -> Result<Option<Deferred>, HarvestError> {
         summary.items += 1;
+        ctx.site_root.see(&header.identifier);
         if header.identifier.is_empty() {
             summary.bad_records += 1;
             let msg = format!(

@@ -21,8 +21,10 @@ mod harvester;
 mod item;
 mod net;
 mod options;
+mod origin;
 mod page;
 mod refs;
+mod root;
 mod store;
 mod summary;
 

@@ -7,7 +7,7 @@ use time::OffsetDateTime;
 
 use super::facts::Facts;
 use super::fixity::{self, Fixity};
-use crate::archive::{written, Archive, ArchiveError, Entry, Written};
+use crate::archive::{written, Archive, ArchiveError, Entry, EntryKind, Written};
 use crate::parse::Header;
 use crate::pwid::Pwid;
 use crate::warc::{warc_date, RecordRef, RecordType, Spool, WarcFields, Writer};
@@ -125,6 +125,7 @@ impl Item<'_> {
             bytes,
             fixity_errors,
             records,
+            kind: EntryKind::Item,
         };
         archive.commit(&entry)?;
         Ok(Stored { entry })

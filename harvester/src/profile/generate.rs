@@ -26,8 +26,9 @@ pub struct Header {
 
 /// Writes the MementoMap of the sorted CDXJ (or CDX, or SURT list) `cdxj` to `out`.
 ///
-/// Every index line is a memento, as the reference `mementomap generate` counts them: the
-/// profile describes what the archive can replay, which for this crate's archives is the harvested
+/// Every index line is a memento, as the reference `mementomap generate` counts them (a line
+/// repeated is one memento: an index has no two equal lines, but an index followed by the lines
+/// not merged into it yet may): the profile describes what the archive can replay, which for this crate's archives is the harvested
 /// files at their URLs (resource and revisit records) and the harvested XML at the endpoints'
 /// GetRecord URLs. Keys are [`mementomap_key`]s; lines whose SURT has no `)` (not a URL) or whose
 /// key has no `,` are skipped, as the reference does. The frequency is `M/R`: index lines, and
@@ -39,6 +40,16 @@ pub struct Header {
 /// not grow with the index.
 pub fn generate(cdxj: &Path, out: &Path, header: &Header) -> Result<Stats, ProfileError> {
     let input = BufReader::with_capacity(256 * 1024, File::open(cdxj)?);
+    generate_from(input, out, header)
+}
+
+/// [`generate`] from index lines in any order, e.g. [`Reader::cdxj`](crate::archive::Reader::cdxj):
+/// the index and the records not merged into it yet.
+pub fn generate_from(
+    input: impl BufRead,
+    out: &Path,
+    header: &Header,
+) -> Result<Stats, ProfileError> {
     let mut stats = Stats::default();
     let mut sorter = Sorter::default();
     for line in input.split(b'\n') {
@@ -55,22 +66,43 @@ pub fn generate(cdxj: &Path, out: &Path, header: &Header) -> Result<Stats, Profi
             stats.skipped += u64::from(!line.is_empty());
             continue;
         }
-        sorter.push(format!("{key} {surt}").into_bytes())?;
+        // The line's hash tells a repeated line (the same capture twice) from another capture.
+        sorter.push(format!("{key} {surt} {:016x}", line_hash(&line)).into_bytes())?;
     }
     let mut writer = BufWriter::with_capacity(256 * 1024, File::create(out)?);
     for line in header_lines(header) {
         writer.write_all(line.as_bytes())?;
         stats.out_lines += 1;
     }
+    count(sorter.finish()?, &mut writer, &mut stats)?;
+    let file = writer
+        .into_inner()
+        .map_err(io::IntoInnerError::into_error)?;
+    stats.out_bytes = file.metadata()?.len();
+    file.sync_all()?;
+    Ok(stats)
+}
+
+/// Writes `key M/R` per key of the sorted `key surt hash` lines, a repeated line counted once.
+fn count(
+    pairs: impl Iterator<Item = io::Result<Vec<u8>>>,
+    writer: &mut BufWriter<File>,
+    stats: &mut Stats,
+) -> io::Result<()> {
     let mut current: Option<(Vec<u8>, Vec<u8>, Frequency)> = None;
     let emit = |w: &mut BufWriter<File>, key: &[u8], f: Frequency| -> io::Result<()> {
         w.write_all(key)?;
         w.write_all(format!(" {f}\n").as_bytes())
     };
-    for pair in sorter.finish()? {
+    let mut last = Vec::new();
+    for pair in pairs {
         let pair = pair?;
+        if pair == last {
+            continue;
+        }
         let split = pair.iter().position(|&b| b == b' ').unwrap_or(pair.len());
-        let (key, surt) = (&pair[..split], &pair[split..]);
+        let end = pair.iter().rposition(|&b| b == b' ').unwrap_or(pair.len());
+        let (key, surt) = (&pair[..split], &pair[split..end.max(split)]);
         match &mut current {
             Some((k, last_surt, f)) if k.as_slice() == key => {
                 f.mementos += 1;
@@ -81,7 +113,7 @@ pub fn generate(cdxj: &Path, out: &Path, header: &Header) -> Result<Stats, Profi
             }
             _ => {
                 if let Some((k, _, f)) = current.take() {
-                    emit(&mut writer, &k, f)?;
+                    emit(writer, &k, f)?;
                     stats.out_lines += 1;
                 }
                 current = Some((
@@ -94,17 +126,19 @@ pub fn generate(cdxj: &Path, out: &Path, header: &Header) -> Result<Stats, Profi
                 ));
             }
         }
+        last = pair;
     }
     if let Some((k, _, f)) = current {
-        emit(&mut writer, &k, f)?;
+        emit(writer, &k, f)?;
         stats.out_lines += 1;
     }
-    let file = writer
-        .into_inner()
-        .map_err(io::IntoInnerError::into_error)?;
-    stats.out_bytes = file.metadata()?.len();
-    file.sync_all()?;
-    Ok(stats)
+    Ok(())
+}
+
+/// 64 bits of a line's hash: equal lines, and in practice only they, hash equal.
+fn line_hash(line: &[u8]) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(line)
 }
 
 /// `!context`, `!id`, `!fields` and `!meta`, each ending in a newline. `!` sorts before every
@@ -233,6 +267,20 @@ mod tests {
         );
         assert_eq!(text.lines().filter(|l| l.starts_with('!')).count(), 4);
         assert_eq!(stats.skipped, 1);
+    }
+
+    #[test]
+    fn a_repeated_line_is_one_memento() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("map");
+        // The index, then a line not merged into it yet when the reader looked, and a new one.
+        let input = "com,example)/a 20240101000000 {\"offset\": \"0\"}\n\
+                     com,example)/a 20240101000000 {\"offset\": \"0\"}\n\
+                     com,example)/a 20240102000000 {\"offset\": \"9\"}\n";
+        generate_from(input.as_bytes(), &out, &Header::default()).unwrap();
+        let text = std::fs::read_to_string(out).unwrap();
+        let data: Vec<&str> = text.lines().filter(|l| !l.starts_with('!')).collect();
+        assert_eq!(data, ["com,example)/a 2/1"]);
     }
 
     #[test]

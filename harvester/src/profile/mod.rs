@@ -34,7 +34,7 @@ mod lookup;
 
 pub use compact::{compact, compact_lines, CompactOptions, Stats};
 pub use frequency::Frequency;
-pub use generate::{generate, Header};
+pub use generate::{generate, generate_from, Header};
 pub use lookup::{lookup, lookup_keys, Hit};
 
 /// Why a profile could not be made or read.

@@ -18,7 +18,7 @@ use super::{Frequency, ProfileError};
 pub use options::CompactOptions;
 
 /// What a compaction read and wrote (the reference prints the first five).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Stats {
     /// Lines read.
     pub in_lines: u64,

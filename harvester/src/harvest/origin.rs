@@ -1,0 +1,72 @@
+//! What a list's identifiers say about the endpoint's own site: whether its root page `/` should
+//! be captured after the list ([`SiteRoot`]).
+
+use std::cell::Cell;
+
+use url::Url;
+
+/// What a list's identifiers said about the endpoint's site, as its records arrive.
+#[derive(Debug)]
+pub(super) struct SiteRoot {
+    /// `scheme://host[:port]/` of the endpoint, when it is an http(s) URL.
+    root: Option<String>,
+    /// An identifier was a URL of the endpoint's origin.
+    same_origin: Cell<bool>,
+    /// An identifier was the root URL itself: an OAI record holds it already.
+    is_record: Cell<bool>,
+}
+
+impl SiteRoot {
+    pub(super) fn new(endpoint: &str) -> Self {
+        let root = Url::parse(endpoint)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
+            .map(|u| u.join("/").map_or_else(|_| u.to_string(), String::from));
+        SiteRoot {
+            root,
+            same_origin: Cell::new(false),
+            is_record: Cell::new(false),
+        }
+    }
+
+    /// Notes a record's identifier.
+    pub(super) fn see(&self, identifier: &str) {
+        let (Some(root), Ok(url)) = (&self.root, Url::parse(identifier)) else {
+            return;
+        };
+        let Ok(root_url) = Url::parse(root) else {
+            return;
+        };
+        if url.origin() == root_url.origin() {
+            self.same_origin.set(true);
+            self.is_record
+                .set(self.is_record.get() || url.as_str() == root.as_str());
+        }
+    }
+
+    /// The root URL to capture: the identifiers were URLs of the endpoint's origin, and none
+    /// was the root itself.
+    pub(super) fn to_capture(&self) -> Option<&str> {
+        let wanted = self.same_origin.get() && !self.is_record.get();
+        self.root.as_deref().filter(|_| wanted)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_root_is_captured_for_identifiers_of_the_endpoint_s_origin_only() {
+        let site = SiteRoot::new("http://127.0.0.1:8080/modoai");
+        assert_eq!(site.to_capture(), None, "no identifier seen yet");
+        site.see("oai:example.org:1");
+        site.see("http://127.0.0.1:9999/a.pdf");
+        assert_eq!(site.to_capture(), None, "another origin");
+        site.see("http://127.0.0.1:8080/docs/a.pdf");
+        assert_eq!(site.to_capture(), Some("http://127.0.0.1:8080/"));
+        site.see("http://127.0.0.1:8080/");
+        assert_eq!(site.to_capture(), None, "an OAI record holds it already");
+        assert_eq!(SiteRoot::new("urn:x:y").to_capture(), None);
+    }
+}
