@@ -3,12 +3,14 @@
 //! [`CliError::exit_code`].
 
 mod args;
+mod colours;
 mod error;
 mod plugins;
 mod secret;
 mod serve;
 
 pub use args::{Cli, Command, HashSecretArgs, PluginsCommand, ServeArgs};
+pub use colours::colours;
 pub use error::CliError;
 pub use plugins::plugins;
 pub use secret::hash_secret;
