@@ -17,6 +17,7 @@ mod interop;
 mod isolation;
 mod layer;
 mod memory;
+mod observe;
 mod paging;
 mod records;
 mod reload;
