@@ -20,6 +20,23 @@ use modoai::flow::FlowLimits;
 use modoai::observe::AccessLogFormat;
 use modoai::Plugins;
 
+/// The first line of `path` that contains `needle`, once there is one.
+fn wait_line(path: &Path, needle: &str) -> String {
+    let started = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if let Some(line) = text.lines().find(|l| l.contains(needle)) {
+            return line.to_owned();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no line with {needle} in {}:\n{text}",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// The lines of `path` once it holds at least `n` of them.
 fn wait_lines(path: &Path, n: usize) -> Vec<String> {
     let started = Instant::now();
@@ -71,7 +88,6 @@ async fn json_access_log_names_client_verb_user_bytes_and_refusals() {
             .access_log_file(log_path)
     })
     .await;
-    let ready_lines = wait_lines(&log, 1).len();
     let xff = ("x-forwarded-for", "203.0.113.9, 192.0.2.7");
     let ua = ("user-agent", "Sickle/0.7 \"quoted\"");
     let list = send(
@@ -109,8 +125,20 @@ async fn json_access_log_names_client_verb_user_bytes_and_refusals() {
         send(&server, "/missing.html", &[]).await.status,
         StatusCode::NOT_FOUND
     );
-    let lines = wait_lines(&log, ready_lines + 7);
-    let entries: Vec<serde_json::Value> = lines[ready_lines..].iter().map(|l| json(l)).collect();
+    // The Identify requests of Server::start come first; their lines may still be on their way.
+    let started = Instant::now();
+    let (lines, entries) = loop {
+        let lines = wait_lines(&log, 1);
+        let entries: Vec<serde_json::Value> = lines
+            .iter()
+            .map(|l| json(l))
+            .filter(|e| e["verb"] != "Identify")
+            .collect();
+        if entries.len() >= 7 || started.elapsed() > Duration::from_secs(20) {
+            break (lines, entries);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
     let [list_l, limited_l, unauth_l, record_l, bad_l, page_l, missing_l] = &entries[..] else {
         panic!("{lines:?}");
     };
@@ -191,10 +219,8 @@ fn combined_log_file_is_reopened_on_sighup_for_logrotate() {
         "",
         &["--access-log", "combined", "--access-log-file", log_arg],
     );
-    let before = wait_lines(&log, 1).len();
     assert_eq!(status_code(&get(port, "/about.html")), 200);
-    let lines = wait_lines(&log, before + 1);
-    let line = lines.last().unwrap();
+    let line = wait_line(&log, "/about.html");
     let size = std::fs::metadata(site.path().join("about.html"))
         .unwrap()
         .len();
@@ -228,6 +254,13 @@ fn combined_log_file_is_reopened_on_sighup_for_logrotate() {
         assert!(started.elapsed() < Duration::from_secs(20), "{fresh}");
         std::thread::sleep(Duration::from_millis(20));
     }
+    // The line of the last request before SIGTERM is in the file when the server has exited.
+    assert_eq!(status_code(&get(port, "/docs/report.pdf")), 200);
+    let mut server = server;
+    signal(server.0.id(), nix::sys::signal::Signal::SIGTERM);
+    assert!(server.0.wait().unwrap().success());
+    let last = std::fs::read_to_string(&log).unwrap();
+    assert!(last.contains("/docs/report.pdf"), "{last}");
 }
 
 #[test]

@@ -96,3 +96,82 @@ where
         self.body.size_hint()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::convert::Infallible;
+
+    use http_body_util::{BodyExt, StreamBody};
+
+    use super::*;
+    use crate::observe::metrics::Metrics;
+    use crate::observe::observer::Health;
+
+    fn observer() -> Arc<Observer> {
+        Arc::new(Observer {
+            log: None,
+            metrics: Some(Metrics::new(Box::new(|| None))),
+            metrics_route: None,
+            health: Health::default(),
+            policy: crate::Policy::default(),
+        })
+    }
+
+    fn body(chunks: &'static [&'static str]) -> impl Body<Data = Bytes, Error = Infallible> {
+        let frames = chunks
+            .iter()
+            .map(|c| Ok::<_, Infallible>(Frame::data(Bytes::from_static(c.as_bytes()))));
+        StreamBody::new(futures_util::stream::iter(frames))
+    }
+
+    fn count(observer: &Observer, line: &str) -> bool {
+        let text = observer.metrics.as_ref().unwrap().encode();
+        text.lines().any(|l| l == line)
+    }
+
+    #[tokio::test]
+    async fn a_body_read_to_its_end_reports_every_byte_once() {
+        let o = observer();
+        let pending = o.begin(&http::Request::get("/a").body(()).unwrap());
+        let b = ObservedBody::new(body(&["abc", "de"]), pending, o.clone());
+        assert_eq!(b.collect().await.unwrap().to_bytes(), "abcde");
+        assert!(count(
+            &o,
+            "modoai_http_response_bytes_total{verb=\"site\"} 5"
+        ));
+        assert!(count(
+            &o,
+            "modoai_http_request_duration_seconds_count{verb=\"site\"} 1"
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_dropped_body_reports_what_was_sent() {
+        let o = observer();
+        let pending = o.begin(&http::Request::get("/a").body(()).unwrap());
+        let mut b = ObservedBody::new(body(&["abc", "de"]), pending, o.clone());
+        let first = b.frame().await.unwrap().unwrap();
+        assert_eq!(first.into_data().unwrap(), "abc");
+        assert!(!count(
+            &o,
+            "modoai_http_response_bytes_total{verb=\"site\"} 3"
+        ));
+        drop(b);
+        assert!(count(
+            &o,
+            "modoai_http_response_bytes_total{verb=\"site\"} 3"
+        ));
+    }
+
+    #[tokio::test]
+    async fn head_responses_send_no_body_bytes() {
+        let o = observer();
+        let pending = o.begin(&http::Request::head("/a").body(()).unwrap());
+        let b = ObservedBody::new(body(&["abc"]), pending, o.clone());
+        let _ = b.collect().await.unwrap();
+        assert!(count(
+            &o,
+            "modoai_http_response_bytes_total{verb=\"site\"} 0"
+        ));
+    }
+}

@@ -26,6 +26,8 @@ pub(crate) struct AccessLog {
 enum Message {
     Line(String),
     Reopen,
+    /// Answered once every line queued before it is written.
+    Sync(mpsc::Sender<()>),
 }
 
 /// Where the lines go.
@@ -76,6 +78,15 @@ impl AccessLog {
         }
     }
 
+    /// Waits (at most `limit`) until every line queued so far is written: at shutdown, so the
+    /// last requests' lines are not lost when the process exits.
+    pub(crate) fn sync(&self, limit: std::time::Duration) {
+        let (tx, rx) = mpsc::channel();
+        if self.tx.send(Message::Sync(tx)).is_ok() {
+            let _ = rx.recv_timeout(limit);
+        }
+    }
+
     /// Closes the file and opens it again by name: after logrotate moved it, a new one is created.
     pub(crate) fn reopen(&self) {
         let _ = self.tx.try_send(Message::Reopen);
@@ -108,6 +119,10 @@ fn write_lines(mut target: Target, rx: Receiver<Message>) {
             (Message::Line(line), Target::File { file, .. }) => file.write_all(line.as_bytes()),
             (Message::Reopen, Target::Stderr) => Ok(()),
             (Message::Reopen, Target::File { path, file }) => open(path).map(|f| *file = f),
+            (Message::Sync(done), _) => {
+                let _ = done.send(());
+                continue;
+            }
         };
         match written {
             Ok(()) if failing => {

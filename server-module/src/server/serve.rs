@@ -120,6 +120,9 @@ pub async fn serve(
     for task in [side, reopen].into_iter().flatten() {
         task.abort();
     }
+    if let Some(log) = observer.log.clone() {
+        let _ = tokio::task::spawn_blocking(move || log.sync(Duration::from_secs(2))).await;
+    }
     Ok(())
 }
 
