@@ -501,3 +501,48 @@ async fn metrics_on_their_own_listen_address_stay_off_the_site() {
     assert_eq!(health.text(), "ok\n");
     server.stop().await;
 }
+
+#[test]
+fn healthz_answers_503_once_shutdown_has_begun() {
+    let root = tempfile::tempdir().unwrap();
+    // A response far larger than socket buffers hold keeps the server in its grace period.
+    let bytes: Vec<u8> = (0..16u32 << 20)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(root.path().join("big.bin"), &bytes).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let side = free_port();
+    let config = format!(
+        "[server]\ngrace-secs = 60\n[oai]\ninline-max = 1000000000\n\
+         [metrics]\nenabled = true\nlisten = \"127.0.0.1:{side}\"\n"
+    );
+    let (mut server, port) = start_modoai(root.path(), work.path(), &config, &["--no-watch"]);
+    assert_eq!(
+        String::from_utf8_lossy(&get(side, "/healthz"))
+            .split("\r\n\r\n")
+            .nth(1),
+        Some("ok\n")
+    );
+    let id = format!("http://127.0.0.1:{port}/big.bin");
+    let target = format!("/modoai?verb=GetRecord&metadataPrefix=oai_didl&identifier={id}");
+    let mut slow = integration_tests::http::send_get(port, &target, &[]).unwrap();
+    let mut head = [0u8; 1024];
+    let n = integration_tests::http::read_some(&mut slow, &mut head).unwrap();
+    assert!(head[..n].starts_with(b"HTTP/1.0 200"));
+    signal(server.0.id(), nix::sys::signal::Signal::SIGTERM);
+    let started = Instant::now();
+    loop {
+        let res = get(side, "/healthz");
+        if status_code(&res) == 503 {
+            assert!(String::from_utf8_lossy(&res).ends_with("shutting down\n"));
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "/healthz still says ok"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(slow);
+    assert!(server.0.wait().unwrap().success());
+}
