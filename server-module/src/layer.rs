@@ -55,6 +55,15 @@ impl std::fmt::Debug for Repository {
     }
 }
 
+impl Shared {
+    /// The records in the index and the end of its last full scan, once the index exists.
+    pub(crate) fn index_stats(&self) -> Option<(usize, Option<std::time::SystemTime>)> {
+        self.repo
+            .get()
+            .map(|r| (r.index.len(), r.index.last_scan()))
+    }
+}
+
 impl OaiPmhLayer {
     /// A layer with the given settings. The site index is built in the background on the first
     /// request (or on [`OaiPmh::start`]); until it is ready the route answers 503 with Retry-After.

@@ -31,6 +31,7 @@ mod index;
 mod layer;
 pub mod mime;
 mod oai;
+pub mod observe;
 mod plugins;
 mod policy;
 mod server;

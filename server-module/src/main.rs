@@ -14,6 +14,7 @@ fn main() -> ExitCode {
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(cli::colours())
         .init();
     let result = match Cli::parse().command {
         Command::Serve(args) => serve(*args),

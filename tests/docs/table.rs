@@ -112,6 +112,13 @@ pub(crate) const TABLE: &[Entry] = &[
             expect: "<repositoryName>",
         },
     },
+    Entry {
+        command: "cargo run -p modoai -- serve --root examples/site --listen 127.0.0.1:8080 --access-log combined",
+        how: How::Serve {
+            probe: "/healthz",
+            expect: "ok",
+        },
+    },
     run("cargo run -p modoai -- serve --help", "--plugins"),
     run(
         r#"printf '%s\n' "$PW" | cargo run -q -p modoai -- hash-secret"#,

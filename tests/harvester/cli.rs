@@ -775,3 +775,27 @@ fn the_user_agent_names_the_harvester_and_delay_spaces_requests() {
         Some("cli-test/1.0 (mailto:a@example.org)")
     );
 }
+
+#[test]
+fn log_lines_have_no_colours_when_stderr_is_not_a_terminal() {
+    use std::io::{BufRead, BufReader};
+    let archive = tempfile::tempdir().unwrap();
+    // Port 1 refuses connections: the harvester warns that it retries, through its log.
+    let mut child = Command::new(program("modoai-harvester"))
+        .args(["harvest", "http://127.0.0.1:1/modoai", "--archive"])
+        .arg(archive.path().join("a"))
+        .env_remove("NO_COLOR")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(line.contains("WARN"), "{line}");
+    assert!(!line.contains('\x1b'), "ANSI escapes in a pipe: {line:?}");
+}

@@ -19,6 +19,7 @@ mod isolation;
 mod layer;
 mod manual;
 mod memory;
+mod observe;
 mod paging;
 mod records;
 mod reload;

@@ -285,7 +285,15 @@ pub(crate) fn init_logging(quiet: bool) {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(progress::log_writer)
+        .with_ansi(colours())
         .init();
+}
+
+/// ANSI colours only on a terminal, and not when `NO_COLOR` is set (no-color.org): log files
+/// and pipes get plain text.
+fn colours() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {

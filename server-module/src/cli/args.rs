@@ -161,6 +161,13 @@ pub struct ServeArgs {
     /// [oai] of --config]
     #[arg(long)]
     pub(crate) rescan_secs: Option<u64>,
+    /// Access log format: off, common, combined (Apache/nginx) or json. Default off, or `access`
+    /// of [log].
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) access_log: Option<crate::observe::AccessLogFormat>,
+    /// Append the access log to this file (reopened on SIGHUP) instead of standard error.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) access_log_file: Option<PathBuf>,
 }
 
 impl ServeArgs {

@@ -3,6 +3,7 @@
 //! [`CliError::exit_code`].
 
 mod args;
+mod colours;
 mod error;
 mod help;
 mod manual;
@@ -11,6 +12,7 @@ mod secret;
 mod serve;
 
 pub use args::{Cli, Command, CompletionsArgs, HashSecretArgs, ManArgs, PluginsCommand, ServeArgs};
+pub use colours::colours;
 pub use error::CliError;
 pub use manual::{completions, man};
 pub use plugins::{plugins, CheckReport};

@@ -72,7 +72,8 @@ fn listen_address(args: &ServeArgs, file: &FileConfig) -> Result<SocketAddr, Cli
 }
 
 /// The settings: defaults, then the file's `[oai]`, then the flags, then the file's `[server]`
-/// limits, `[access]` and `[flow]`, then the plugins.
+/// limits, `[access]`, `[flow]`, `[log]` and `[metrics]`, then the access-log flags, then the
+/// plugins.
 async fn configure(
     args: &ServeArgs,
     file: &FileConfig,
@@ -88,7 +89,14 @@ async fn configure(
         .apply(&file.oai)?
         .apply(&args.overrides())?
         .apply_server(&file.server)?
-        .apply_policy(&file.access, &file.flow)?;
+        .apply_policy(&file.access, &file.flow)?
+        .apply_observation(&file.log, &file.metrics)?;
+    if let Some(format) = args.access_log {
+        config = config.access_log(format);
+    }
+    if let Some(path) = &args.access_log_file {
+        config = config.access_log_file(path);
+    }
     if let Some(path) = args.plugins.as_ref().or(file.server.plugins.as_ref()) {
         let plugins = Plugins::load(path).await?;
         if !plugins.all_healthy() {

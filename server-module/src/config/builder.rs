@@ -41,6 +41,7 @@ pub struct Config {
     pub(crate) max_connections: usize,
     pub(crate) header_timeout: Duration,
     pub(crate) shutdown_grace: Duration,
+    pub(crate) observation: crate::observe::Observation,
 }
 
 impl Config {
@@ -72,6 +73,7 @@ impl Config {
             max_connections: 1024,
             header_timeout: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(10),
+            observation: crate::observe::Observation::default(),
         })
     }
 

@@ -42,4 +42,7 @@ pub enum ConfigError {
         /// toml's message, naming the line and key.
         message: String,
     },
+    /// `listen` of `[metrics]` is not an address.
+    #[error("listen = {0:?} of [metrics] is not an IP:PORT address (e.g. \"127.0.0.1:9464\")")]
+    MetricsListen(String),
 }

@@ -22,6 +22,12 @@ pub struct FileConfig {
     /// `[flow]`: rate limits and the bound on enhanced responses (reloaded without restart).
     #[serde(default)]
     pub flow: crate::flow::FlowSection,
+    /// `[log]`: the access log of the standalone server.
+    #[serde(default)]
+    pub log: crate::observe::LogSection,
+    /// `[metrics]`: Prometheus metrics of the standalone server.
+    #[serde(default)]
+    pub metrics: crate::observe::MetricsSection,
 }
 
 /// `[server]` of the configuration file.

@@ -2,7 +2,8 @@
 //! the first scan.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::SystemTime;
 
 use modoai_protocol::Datestamp;
 use tokio::sync::Notify;
@@ -16,6 +17,7 @@ pub(crate) struct Index {
     holdings: RwLock<Holdings>,
     ready: AtomicBool,
     ready_notify: Notify,
+    last_scan: Mutex<Option<SystemTime>>,
 }
 
 impl Index {
@@ -38,6 +40,22 @@ impl Index {
     pub(super) fn set_ready(&self) {
         self.ready.store(true, Ordering::Release);
         self.ready_notify.notify_waiters();
+    }
+
+    /// When the last full scan of the root ended.
+    pub(crate) fn last_scan(&self) -> Option<SystemTime> {
+        *self
+            .last_scan
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A full scan has ended now.
+    pub(super) fn scanned(&self) {
+        *self
+            .last_scan
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(SystemTime::now());
     }
 
     pub(super) fn read(&self) -> std::sync::RwLockReadGuard<'_, Holdings> {

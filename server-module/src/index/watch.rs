@@ -143,6 +143,7 @@ impl Ctx {
             .filter(|p| !seen.contains(p))
             .collect();
         self.delete(gone);
+        self.index.scanned();
     }
 
     /// Updates the index for one changed path: a file, a folder, or something that vanished.

@@ -14,6 +14,7 @@ use super::Repository;
 use crate::access::{self, ClientAddr, Credentials, Verdict};
 use crate::flow::{self, PermitBody};
 use crate::formats::Format;
+use crate::observe::{OaiFacts, Refusal};
 
 /// Retry-After while the password checks are all busy.
 const RETRY_WHILE_VERIFYING: u32 = 1;
@@ -58,14 +59,19 @@ impl Admission {
 }
 
 /// Checks the access rule of the format the request names, the client's rate limit and the bound
-/// on enhanced responses; the response to send instead if any says no.
+/// on enhanced responses; the response to send instead if any says no. `facts` learns the
+/// format, the identity proved and the refusal.
 pub(crate) async fn admit(
     repo: &Repository,
     gate: Gate,
     request: &Oai,
+    facts: &mut OaiFacts,
 ) -> Result<Admission, Response<OaiBody>> {
     let policy = repo.config.policy.current();
     let format = named_format(repo, request);
+    if let Some(f) = format {
+        facts.metadata_prefix = Some(f.prefix().to_owned());
+    }
     let access = &policy.access;
     let ip = access::client_ip(
         gate.peer,
@@ -74,19 +80,30 @@ pub(crate) async fn admit(
         access.forwarded,
     );
     let identity = match format {
-        Some(format) => check_access(access, format, ip, &gate.headers).await?,
+        Some(format) => check_access(access, format, ip, &gate.headers)
+            .await
+            .map_err(|(refusal, res)| {
+                facts.refusal = Some(refusal);
+                res
+            })?,
         None => None,
     };
+    facts.user.clone_from(&identity);
     let client = identity.unwrap_or_else(|| flow::address_key(ip));
     if let Err(secs) = policy.flow.admit(&client, format.map(Format::prefix)) {
         tracing::debug!(client, retry_after = secs, "503: rate limit");
+        facts.refusal = Some(Refusal::RateLimit);
         return Err(response::unavailable(
             secs,
             "rate limit reached; retry after the time given\n",
         ));
     }
     let permit = if is_enhanced(request, format) {
-        Some(policy.flow.enhanced().map_err(enhanced_busy)?)
+        let permit = policy.flow.enhanced().map_err(|secs| {
+            facts.refusal = Some(Refusal::EnhancedBusy);
+            enhanced_busy(secs)
+        })?;
+        Some(permit)
     } else {
         None
     };
@@ -100,7 +117,7 @@ async fn check_access(
     format: Format,
     ip: Option<IpAddr>,
     headers: &HeaderMap,
-) -> Result<Option<String>, Response<OaiBody>> {
+) -> Result<Option<String>, (Refusal, Response<OaiBody>)> {
     let creds = Credentials::from_headers(headers);
     let kind = creds.kind();
     match access.check(format.prefix(), ip, creds).await {
@@ -117,7 +134,7 @@ async fn check_access(
                 "credentials are needed for this metadata format\n",
             );
             access::challenge(res.headers_mut(), access.realm_name(), basic, bearer);
-            Err(res)
+            Err((Refusal::Unauthorized, res))
         }
         Verdict::Forbidden(why) => {
             tracing::info!(
@@ -127,14 +144,20 @@ async fn check_access(
                 why,
                 "403: access refused"
             );
-            Err(response::http_error(
-                StatusCode::FORBIDDEN,
-                "this client may not receive this metadata format\n",
+            Err((
+                Refusal::Forbidden,
+                response::http_error(
+                    StatusCode::FORBIDDEN,
+                    "this client may not receive this metadata format\n",
+                ),
             ))
         }
-        Verdict::Busy => Err(response::unavailable(
-            RETRY_WHILE_VERIFYING,
-            "too many password checks at once; retry shortly\n",
+        Verdict::Busy => Err((
+            Refusal::VerifyingBusy,
+            response::unavailable(
+                RETRY_WHILE_VERIFYING,
+                "too many password checks at once; retry shortly\n",
+            ),
         )),
     }
 }

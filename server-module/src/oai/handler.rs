@@ -15,14 +15,31 @@ use super::response::{self, OaiBody};
 use super::verbs::{get_record, identify, list_formats, list_sets};
 use super::{Pairs, Repository};
 use crate::fetch::BoxError;
+use crate::observe::{OaiFacts, Refusal};
 
 /// Largest accepted POST body.
 const MAX_FORM: usize = 64 * 1024;
 /// Seconds a harvester is asked to wait while the first index scan runs.
 const RETRY_WHILE_INDEXING: u32 = 5;
 
-/// Answers one request to the OAI route.
+/// Answers one request to the OAI route; the response carries the [`OaiFacts`] of the request.
 pub(crate) async fn handle<B>(repo: Arc<Repository>, req: Request<B>) -> Response<OaiBody>
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    let mut facts = OaiFacts::default();
+    let mut res = answer(repo, req, &mut facts).await;
+    res.extensions_mut().insert(facts);
+    res
+}
+
+async fn answer<B>(
+    repo: Arc<Repository>,
+    req: Request<B>,
+    facts: &mut OaiFacts,
+) -> Response<OaiBody>
 where
     B: Body + Send + 'static,
     B::Data: Send,
@@ -33,7 +50,10 @@ where
         Ok(p) => p,
         Err(res) => return res,
     };
+    facts.verb = arg(&pairs, "verb").and_then(|v| v.parse().ok());
+    facts.metadata_prefix = arg(&pairs, "metadataPrefix").map(str::to_owned);
     if !repo.index.is_ready() {
+        facts.refusal = Some(Refusal::Indexing);
         return response::unavailable(
             RETRY_WHILE_INDEXING,
             "the site index is being built; retry shortly\n",
@@ -41,9 +61,12 @@ where
     }
     let request = match Oai::parse(&pairs, Granularity::Seconds) {
         Ok(r) => r,
-        Err(errors) => return response::errors(&repo.base_url, &pairs, &errors),
+        Err(errors) => {
+            facts.errors = errors.iter().map(|e| e.code).collect();
+            return response::errors(&repo.base_url, &pairs, &errors);
+        }
     };
-    let admission = match guard::admit(&repo, gate, &request).await {
+    let admission = match guard::admit(&repo, gate, &request, facts).await {
         Ok(a) => a,
         Err(res) => return res,
     };
@@ -60,7 +83,18 @@ where
             metadata_prefix,
         } => get_record(&repo, &pairs, &identifier, &metadata_prefix).await,
     };
-    admission.attach(outcome.unwrap_or_else(|e| response::errors(&repo.base_url, &pairs, &[e])))
+    admission.attach(outcome.unwrap_or_else(|e| {
+        facts.errors = vec![e.code];
+        response::errors(&repo.base_url, &pairs, &[e])
+    }))
+}
+
+/// The value of the first argument named `name`.
+fn arg<'a>(pairs: &'a Pairs, name: &str) -> Option<&'a str> {
+    pairs
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
 }
 
 /// The arguments of GET (query) or POST (form body); with POST, query arguments count too, so

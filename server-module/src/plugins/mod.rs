@@ -28,7 +28,7 @@ mod status;
 mod subject;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub use config::PluginsError;
 pub(crate) use loaded::PluginResult;
@@ -57,6 +57,8 @@ struct Inner {
     plugins: LoadedPlugins,
     cache: Cache,
     dispatcher: Dispatcher,
+    /// The server's metrics, once it has some.
+    metrics: OnceLock<crate::observe::PluginMetrics>,
 }
 
 /// Where one plugin's result for one file of a page stands.
@@ -103,6 +105,7 @@ impl Plugins {
             plugins,
             cache,
             dispatcher,
+            metrics: OnceLock::new(),
         };
         Ok(Plugins {
             inner: Arc::new(inner),
@@ -148,6 +151,12 @@ impl Plugins {
         report::explain(&self.inner.plugins, mime, size)
     }
 
+    /// Counts tool runs and cache lookups into the server's metrics from now on (the first
+    /// metrics given stay).
+    pub(crate) fn observe_with(&self, metrics: crate::observe::PluginMetrics) {
+        let _ = self.inner.metrics.set(metrics);
+    }
+
     /// The results of every applicable plugin for each subject, in `plugins.toml` order.
     pub(crate) async fn analyse(&self, subjects: &[Subject]) -> Vec<Vec<Arc<PluginResult>>> {
         let identities: Vec<Vec<u8>> = subjects.iter().map(Subject::identity).collect();
@@ -173,9 +182,18 @@ impl Plugins {
         for (i, (s, identity)) in subjects.iter().zip(identities).enumerate() {
             let mut row = Vec::new();
             for (id, l) in inner.plugins.applicable(&s.mime) {
+                let metrics = inner.metrics.get();
                 match known(&inner.cache, l, s, identity) {
-                    Some(result) => row.push(Slot::Ready(result)),
+                    Some(result) => {
+                        if let (Some(m), true) = (metrics, result.cached) {
+                            m.cache(&l.plugin.label, true);
+                        }
+                        row.push(Slot::Ready(result));
+                    }
                     None => {
+                        if let Some(m) = metrics {
+                            m.cache(&l.plugin.label, false);
+                        }
                         pending.entry(id).or_default().push(i);
                         row.push(Slot::Pending(id));
                     }
@@ -191,6 +209,9 @@ impl Plugins {
         let inner = &*self.inner;
         for f in fresh {
             let l = &inner.plugins[f.plugin];
+            if let Some(m) = inner.metrics.get() {
+                m.run(&l.plugin.label, f.run.status.as_str(), f.run.duration_ms);
+            }
             if f.run.status.is_cacheable() {
                 inner.cache.put(&l.key(&identities[f.subject]), &f.run);
             }

@@ -7,5 +7,6 @@
 
 mod conn;
 mod serve;
+mod side;
 
 pub use serve::{box_request, serve};

@@ -15,9 +15,10 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tower::{Layer, ServiceBuilder};
 
-use super::conn;
+use super::{conn, side};
 
 use crate::fetch::BoxError;
+use crate::observe::{self, ObserveLayer};
 use crate::site::SiteService;
 use crate::{Config, OaiPmhLayer, RequestBody};
 
@@ -45,7 +46,16 @@ pub async fn serve(
     let (grace, header_timeout) = (config.shutdown_grace, config.header_timeout);
     let slots = Arc::new(Semaphore::new(config.max_connections));
     let plugins = config.plugins.clone();
-    let oai = OaiPmhLayer::new(config).layer(site);
+    let layer = OaiPmhLayer::new(config);
+    let shared = layer.shared.clone();
+    let config = &layer.shared.config;
+    let observer = observe::observer(config, Box::new(move || shared.index_stats()))?;
+    if let (Some(metrics), Some(plugins)) = (&observer.metrics, &plugins) {
+        plugins.observe_with(metrics.plugins());
+    }
+    let side = side::start(config, &observer, header_timeout).await?;
+    let reopen = observe::reopen_on_sighup(config, &observer)?;
+    let oai = layer.layer(site);
     oai.start();
     let svc = ServiceBuilder::new()
         .map_request(box_request::<Incoming>)
@@ -79,6 +89,7 @@ pub async fn serve(
                         }
                     })
                     .map_request(move |r| crate::access::with_peer(r, peer))
+                    .layer(ObserveLayer::new(observer.clone()))
                     .service(svc.clone());
                 let builder = conn::builder(header_timeout);
                 let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(per_conn));
@@ -95,6 +106,7 @@ pub async fn serve(
         }
     }
     drop(listener);
+    observer.health.shutting_down();
     tokio::select! {
         () = graceful.shutdown() => tracing::info!("all connections closed"),
         () = tokio::time::sleep(grace) => tracing::warn!("grace period over; closing remaining connections"),
@@ -104,6 +116,12 @@ pub async fn serve(
     connections.shutdown().await;
     if let Some(plugins) = plugins {
         plugins.shutdown();
+    }
+    for task in [side, reopen].into_iter().flatten() {
+        task.abort();
+    }
+    if let Some(log) = observer.log.clone() {
+        let _ = tokio::task::spawn_blocking(move || log.sync(Duration::from_secs(2))).await;
     }
     Ok(())
 }
