@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use modoai::cli::{self, Cli, CliError, Command, PluginsCommand, ServeArgs};
+use modoai::cli::{self, Cli, CliError, Command, PluginsCommand, RecordsArgs, ServeArgs};
 
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
@@ -18,6 +18,7 @@ fn main() -> ExitCode {
         .init();
     let result = match Cli::parse().command {
         Command::Serve(args) => serve(*args),
+        Command::Records(args) => records(args),
         Command::Plugins(cmd) => plugins(cmd),
         Command::HashSecret(args) => cli::hash_secret(&args),
         Command::Completions(args) => cli::completions(&args),
@@ -36,6 +37,11 @@ fn main() -> ExitCode {
 #[tokio::main]
 async fn serve(args: ServeArgs) -> Result<(), CliError> {
     cli::serve(args).await
+}
+
+#[tokio::main]
+async fn records(args: RecordsArgs) -> Result<(), CliError> {
+    cli::records(args).await
 }
 
 #[tokio::main]

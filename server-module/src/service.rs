@@ -114,6 +114,7 @@ impl<S> OaiPmh<S> {
                     rescan: config.rescan_interval,
                     watch: config.watch,
                     tombstones: config.deleted_records,
+                    own: config.own_files(),
                 };
                 tokio::spawn(index::maintain(index.clone(), site.clone(), maintenance));
                 Arc::new(Repository::new(config, index, site))

@@ -121,6 +121,10 @@ pub(crate) const TABLE: &[Entry] = &[
     },
     run("cargo run -p modoai -- serve --help", "--plugins"),
     run(
+        "cargo run -p modoai -- records --root examples/site --plugins plugins.toml",
+        "14 records, 2 paths not published (2 hidden)",
+    ),
+    run(
         r#"printf '%s\n' "$PW" | cargo run -q -p modoai -- hash-secret"#,
         "$argon2id$",
     ),

@@ -168,6 +168,9 @@ fn the_sample_configuration_serves_as_shipped_and_with_every_key_on() {
         let site = TestSite::example();
         let work = tempfile::tempdir().unwrap();
         let plugins = light_plugins(work.path());
+        // The log folder of a deployment is made by its package; here it is the work folder.
+        let log = work.path().join("access.log");
+        let config = config.replace("/var/log/modoai/access.log", log.to_str().unwrap());
         // The deployment's paths and address are replaced by the flags, which override the file.
         let (mut server, port) = start_modoai(
             site.path(),
@@ -192,6 +195,10 @@ fn the_sample_configuration_serves_as_shipped_and_with_every_key_on() {
             Some(0),
             "{name}"
         );
+        if name == "every key on" {
+            let lines = std::fs::read_to_string(&log).unwrap();
+            assert!(lines.contains("\"GET /modoai?verb=Identify HTTP/1.0\" 200"), "{lines}");
+        }
     }
 }
 

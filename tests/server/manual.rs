@@ -13,8 +13,9 @@ use integration_tests::process::program;
 use integration_tests::repo_root;
 
 /// Every command of `modoai`, as the words after the program name.
-const COMMANDS: [&[&str]; 7] = [
+const COMMANDS: [&[&str]; 8] = [
     &["serve"],
+    &["records"],
     &["plugins"],
     &["plugins", "check"],
     &["plugins", "explain"],

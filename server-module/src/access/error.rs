@@ -8,14 +8,16 @@ use super::SecretError;
 #[non_exhaustive]
 pub enum AccessError {
     /// A stored password hash or key digest is unusable.
-    #[error("[access.{table}] {name}: {source}")]
+    // The cause is part of the message, not a `source()`: a report of the chain would print it
+    // twice.
+    #[error("[access.{table}] {name}: {error}")]
     Secret {
         /// `users` or `keys`.
         table: &'static str,
         /// The user name or key id.
         name: String,
         /// Why.
-        source: SecretError,
+        error: SecretError,
     },
     /// A rule for a format modoai does not disseminate.
     #[error("no metadata format {0:?} (rules exist for oai_dc, oai_didl, oai_crate and default)")]

@@ -66,10 +66,10 @@ impl AccessRules {
     /// Adds a user with a password hash of [`super::hash_password`] (an Argon2 PHC string).
     pub fn user(mut self, name: impl Into<String>, phc: &str) -> Result<Self, AccessError> {
         let name = name.into();
-        let digest = PasswordDigest::parse(phc).map_err(|source| AccessError::Secret {
+        let digest = PasswordDigest::parse(phc).map_err(|error| AccessError::Secret {
             table: "users",
             name: name.clone(),
-            source,
+            error,
         })?;
         self.users.insert(name, digest);
         Ok(self)
@@ -78,10 +78,10 @@ impl AccessRules {
     /// Adds an API key by id, with a digest of [`super::hash_api_key`] (`sha256:…`).
     pub fn api_key(mut self, id: impl Into<String>, digest: &str) -> Result<Self, AccessError> {
         let id = id.into();
-        let digest = KeyDigest::parse(digest).map_err(|source| AccessError::Secret {
+        let digest = KeyDigest::parse(digest).map_err(|error| AccessError::Secret {
             table: "keys",
             name: id.clone(),
-            source,
+            error,
         })?;
         self.keys.retain(|(k, _)| *k != id);
         self.keys.push((id, digest));

@@ -32,6 +32,10 @@ pub enum Command {
     /// Serve a document root over HTTP, with OAI-PMH on the route (default /modoai).
     #[command(after_help = help::SERVE)]
     Serve(Box<ServeArgs>),
+    /// List which files of a root are records and which are not, and why: the dry run before
+    /// publishing.
+    #[command(after_help = help::RECORDS)]
+    Records(RecordsArgs),
     /// Inspect the metadata tools of oai_crate.
     #[command(subcommand, after_help = help::PLUGINS)]
     Plugins(PluginsCommand),
@@ -44,6 +48,27 @@ pub enum Command {
     /// Print the manual page (roff) of modoai or of one of its commands, or write them all.
     #[command(after_help = help::MAN)]
     Man(ManArgs),
+}
+
+/// The arguments of `modoai records`.
+// These doc comments are clap's help text: `[server]` is a TOML section there, not a link.
+#[allow(rustdoc::broken_intra_doc_links)]
+#[derive(Parser)]
+pub struct RecordsArgs {
+    /// The document root. Required here or as `root` in [server] of --config.
+    #[arg(long)]
+    pub(crate) root: Option<PathBuf>,
+    /// The configuration file `modoai serve` would use (its root, plugins and own files)
+    /// [default: none]
+    #[arg(long)]
+    pub(crate) config: Option<PathBuf>,
+    /// The plugins file: shows which tools analyse each record [default: `plugins` in [server]
+    /// of --config, else none]
+    #[arg(long)]
+    pub(crate) plugins: Option<PathBuf>,
+    /// One JSON object per line instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// The arguments of `modoai completions`.
@@ -110,9 +135,9 @@ pub struct ServeArgs {
     /// The document root. Required here or as `root` in [server] of --config.
     #[arg(long)]
     pub(crate) root: Option<PathBuf>,
-    /// Address to listen on; port 0 picks a free port [default: 127.0.0.1:8080, or `listen` in
-    /// [server] of --config]
-    #[arg(long)]
+    /// Address to listen on, IP:PORT, or :PORT for 127.0.0.1:PORT; port 0 picks a free port
+    /// [default: 127.0.0.1:8080, or `listen` in [server] of --config]
+    #[arg(long, value_parser = parse_listen)]
     pub(crate) listen: Option<SocketAddr>,
     /// Public URL of the document root (identifiers are this plus the file's path); behind a
     /// reverse proxy, the public one [default: http://LISTEN-ADDRESS/, or `base-url` in [server]
@@ -170,6 +195,22 @@ pub struct ServeArgs {
     pub(crate) access_log_file: Option<PathBuf>,
 }
 
+/// An address to listen on: `IP:PORT`, or `:PORT` for the loopback address (the default's), as
+/// the shortcut the docs use (`--listen :0`). All interfaces are `0.0.0.0:PORT` or `[::]:PORT`.
+pub(crate) fn parse_listen(s: &str) -> Result<SocketAddr, String> {
+    let full;
+    let text = match s.strip_prefix(':') {
+        Some(port) if !port.contains(':') => {
+            full = format!("127.0.0.1:{port}");
+            &full
+        }
+        _ => s,
+    };
+    text.parse().map_err(|_| {
+        format!("{s:?} is not an address to listen on: give IP:PORT (127.0.0.1:8080, [::1]:8080) or :PORT")
+    })
+}
+
 impl ServeArgs {
     /// The flags that override `[oai]` settings of the file.
     pub(crate) fn overrides(&self) -> OaiSection {
@@ -184,6 +225,28 @@ impl ServeArgs {
             rescan_secs: self.rescan_secs,
             watch: self.no_watch.then_some(false),
             ..OaiSection::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listen_takes_a_port_alone_as_loopback() {
+        assert_eq!(
+            parse_listen(":0"),
+            Ok(SocketAddr::from(([127, 0, 0, 1], 0)))
+        );
+        assert_eq!(
+            parse_listen("0.0.0.0:80"),
+            Ok(SocketAddr::from(([0, 0, 0, 0], 80)))
+        );
+        assert_eq!(parse_listen("[::1]:8080").map(|a| a.port()), Ok(8080));
+        for bad in [":", ":x", "8080", "localhost:80", ":::1"] {
+            let err = parse_listen(bad).unwrap_err();
+            assert!(err.contains("IP:PORT"), "{bad}: {err}");
         }
     }
 }

@@ -20,6 +20,7 @@ pub(crate) const MODOAI: &str = concat!(
 Examples:
   modoai serve --root /var/www/html --base-url https://www.example.org/
   modoai serve --config /etc/modoai/modoai.toml
+  modoai records --root /var/www/html --plugins /etc/modoai/plugins.toml
   modoai plugins check --plugins /etc/modoai/plugins.toml
   printf '%s\\n' \"$PW\" | modoai hash-secret
   modoai completions bash > ~/.local/share/bash-completion/completions/modoai
@@ -48,6 +49,24 @@ Exit codes (the policy: modoai --help):
   0  stopped by SIGTERM or SIGINT
   1  the listen address is in use or cannot be bound
   2  a bad flag, configuration or plugins file: nothing was started";
+
+/// After `modoai records --help`.
+pub(crate) const RECORDS: &str = "\
+Prints one line per path of the root, sorted: `record TYPE PATH` (with --plugins, the tools
+that analyse it for oai_crate) or `skip REASON PATH (why)`, then a count on standard error.
+Reasons: hidden (a dot-name), not-regular, link-outside (a symlink that leaves the root),
+own (the server's configuration, plugins file, plugin cache or access log), unreadable.
+Hidden and own folders are one line each.
+
+Examples:
+  modoai records --root /var/www/html
+  modoai records --config /etc/modoai/modoai.toml --json | jq -r 'select(.record) | .path'
+  modoai records --root examples/site --plugins plugins.toml | grep -v '^record'
+
+Exit codes (the policy: modoai --help):
+  0  listed
+  1  standard output could not be written
+  2  a bad flag, configuration or plugins file, or the root is not a folder";
 
 /// After `modoai plugins --help`.
 pub(crate) const PLUGINS: &str = "\

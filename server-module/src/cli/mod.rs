@@ -8,13 +8,17 @@ mod error;
 mod help;
 mod manual;
 mod plugins;
+mod records;
 mod secret;
 mod serve;
 
-pub use args::{Cli, Command, CompletionsArgs, HashSecretArgs, ManArgs, PluginsCommand, ServeArgs};
+pub use args::{
+    Cli, Command, CompletionsArgs, HashSecretArgs, ManArgs, PluginsCommand, RecordsArgs, ServeArgs,
+};
 pub use colours::colours;
 pub use error::CliError;
 pub use manual::{completions, man};
 pub use plugins::{plugins, CheckReport};
+pub use records::{records, RecordLine};
 pub use secret::hash_secret;
 pub use serve::serve;

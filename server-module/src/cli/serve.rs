@@ -15,7 +15,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
         Some(path) => FileConfig::load(path)?,
         None => FileConfig::default(),
     };
-    let root = document_root(&args, &file)?;
+    let root = root_of(args.root.as_ref(), &file)?;
     let listen = listen_address(&args, &file)?;
     let listener = TcpListener::bind(listen)
         .await
@@ -41,16 +41,31 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
         config.oai_base_url(),
         config.oai_base_url()
     );
+    println!("{}", formats_line(&config));
     crate::serve(listener, config, shutdown)
         .await
         .map_err(CliError::runtime("serving"))
 }
 
+/// The banner's line on what is offered: "Formats: oai_dc, oai_didl, oai_crate (7 plugins, all
+/// healthy)".
+fn formats_line(config: &Config) -> String {
+    let formats = config.formats().join(", ");
+    match &config.plugins {
+        Some(p) if p.all_healthy() => format!("Formats: {formats} ({})", p.health_line()),
+        Some(p) => format!(
+            "Formats: {formats} ({}; their CRATE entries say so; see `modoai plugins check --plugins {}`)",
+            p.health_line(),
+            p.path().display()
+        ),
+        None => format!("Formats: {formats} (oai_crate needs --plugins FILE)"),
+    }
+}
+
 /// `--root`, else `root` of `[server]`; it must be a folder.
-fn document_root(args: &ServeArgs, file: &FileConfig) -> Result<PathBuf, CliError> {
-    let root = args
-        .root
-        .clone()
+pub(super) fn root_of(root: Option<&PathBuf>, file: &FileConfig) -> Result<PathBuf, CliError> {
+    let root = root
+        .cloned()
         .or(file.server.root.clone())
         .ok_or_else(|| CliError::Usage("no document root: pass --root DIR".to_owned()))?;
     if !root.is_dir() {
@@ -64,9 +79,8 @@ fn document_root(args: &ServeArgs, file: &FileConfig) -> Result<PathBuf, CliErro
 fn listen_address(args: &ServeArgs, file: &FileConfig) -> Result<SocketAddr, CliError> {
     match (&args.listen, &file.server.listen) {
         (Some(a), _) => Ok(*a),
-        (None, Some(s)) => s
-            .parse()
-            .map_err(|e| CliError::Usage(format!("listen address {s:?}: {e}"))),
+        (None, Some(s)) => super::args::parse_listen(s)
+            .map_err(|e| CliError::Usage(format!("listen of [server]: {e}"))),
         (None, None) => Ok(SocketAddr::from(([127, 0, 0, 1], 8080))),
     }
 }
@@ -97,12 +111,11 @@ async fn configure(
     if let Some(path) = &args.access_log_file {
         config = config.access_log_file(path);
     }
+    if let Some(path) = &args.config {
+        config = config.config_file(path);
+    }
     if let Some(path) = args.plugins.as_ref().or(file.server.plugins.as_ref()) {
-        let plugins = Plugins::load(path).await?;
-        if !plugins.all_healthy() {
-            tracing::warn!("some plugins are missing or broken; their CRATE entries say so (see `modoai plugins check`)");
-        }
-        config = config.plugins(plugins);
+        config = config.plugins(Plugins::load(path).await?);
     }
     Ok(config)
 }

@@ -42,6 +42,7 @@ pub struct Config {
     pub(crate) header_timeout: Duration,
     pub(crate) shutdown_grace: Duration,
     pub(crate) observation: crate::observe::Observation,
+    pub(crate) own_paths: Vec<(crate::OwnKind, PathBuf)>,
 }
 
 impl Config {
@@ -74,6 +75,7 @@ impl Config {
             header_timeout: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(10),
             observation: crate::observe::Observation::default(),
+            own_paths: Vec::new(),
         })
     }
 
@@ -207,9 +209,57 @@ impl Config {
     }
 
     /// The metadata tools of `oai_crate`. Without them the repository does not offer `oai_crate`.
+    /// The plugins file and the plugin cache are never records, even inside the root (see
+    /// [`Config::own_path`]).
     pub fn plugins(mut self, plugins: crate::Plugins) -> Self {
         self.plugins = Some(plugins);
         self
+    }
+
+    /// A file or folder of the application's own (a configuration file, a state folder) that
+    /// must never be a record, be served by the standalone server, or be analysed by a tool, even
+    /// when it lies inside the document root. The plugins file, the plugin cache and the access
+    /// log file are such paths without being named here. Defaults to none.
+    ///
+    /// ```
+    /// let config = modoai::Config::new("examples/site", "http://www.example.org/")?
+    ///     .own_path("examples/site/modoai.toml");
+    /// assert_eq!(config.own_files().inside(&std::fs::canonicalize("examples/site")?).count(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn own_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.own_paths.push((crate::OwnKind::Other, path.into()));
+        self
+    }
+
+    /// The configuration file the settings came from: one of the server's own paths.
+    pub(crate) fn config_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.own_paths.push((crate::OwnKind::Config, path.into()));
+        self
+    }
+
+    /// The metadataPrefixes offered: `oai_dc` and `oai_didl`, and `oai_crate` with plugins.
+    pub fn formats(&self) -> Vec<&'static str> {
+        crate::formats::Format::available(self.plugins.is_some())
+            .map(crate::formats::Format::prefix)
+            .collect()
+    }
+
+    /// Every path of the server's own ([`Config::own_path`]), resolved now.
+    pub fn own_files(&self) -> crate::OwnFiles {
+        use crate::OwnKind;
+        let mut own = crate::OwnFiles::default();
+        for (kind, path) in &self.own_paths {
+            own.add(*kind, path);
+        }
+        if let Some(plugins) = &self.plugins {
+            own.add(OwnKind::Plugins, plugins.path());
+            own.add(OwnKind::PluginCache, plugins.cache_dir());
+        }
+        if let Some(path) = &self.observation.access_file {
+            own.add(OwnKind::AccessLog, path);
+        }
+        own
     }
 
     /// Standalone server: connections served at once. Beyond it the server stops accepting (the

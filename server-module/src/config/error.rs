@@ -21,12 +21,14 @@ pub enum ConfigError {
     #[error("{0} must be at least 1")]
     Zero(&'static str),
     /// The configuration file could not be read.
-    #[error("cannot read {path}: {source}")]
+    // The cause is part of the message and not a `source()`, so that a report of the chain
+    // does not print it twice.
+    #[error("cannot read {path}: {error}")]
     Read {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// An `[access]` section (or access rules) that cannot work.
     #[error(transparent)]

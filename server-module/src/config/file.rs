@@ -71,22 +71,58 @@ pub struct OaiSection {
 }
 
 impl FileConfig {
-    /// Reads and parses a configuration file.
+    /// Reads and parses a configuration file. Relative paths in it (`root`, `plugins`,
+    /// `access-file`) are taken from the file's folder, as nginx and systemd do, not from the
+    /// folder the server was started in.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
             path: path.to_owned(),
-            source,
+            error,
         })?;
-        toml::from_str(&text).map_err(|e| ConfigError::Parse {
+        let mut file: FileConfig = toml::from_str(&text).map_err(|e| ConfigError::Parse {
             path: path.to_owned(),
             message: e.to_string(),
-        })
+        })?;
+        file.resolve_paths(path.parent().unwrap_or(Path::new("")));
+        Ok(file)
+    }
+
+    /// Makes the file's relative paths relative to `folder` instead.
+    fn resolve_paths(&mut self, folder: &Path) {
+        let paths = [
+            &mut self.server.root,
+            &mut self.server.plugins,
+            &mut self.log.access_file,
+        ];
+        for path in paths.into_iter().flatten() {
+            if path.is_relative() {
+                *path = folder.join(&*path);
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_paths_are_taken_from_the_files_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let conf = dir.path().join("etc/modoai.toml");
+        std::fs::create_dir(dir.path().join("etc")).unwrap();
+        let text = "[server]\nroot = \"site\"\nplugins = \"/abs/plugins.toml\"\n\
+                    [log]\naccess-file = \"../log/access.log\"\n";
+        std::fs::write(&conf, text).unwrap();
+        let file = FileConfig::load(&conf).unwrap();
+        assert_eq!(file.server.root, Some(dir.path().join("etc/site")));
+        assert_eq!(
+            file.server.plugins,
+            Some(PathBuf::from("/abs/plugins.toml"))
+        );
+        let log = dir.path().join("etc/../log/access.log");
+        assert_eq!(file.log.access_file, Some(log));
+    }
 
     #[test]
     fn file_rejects_unknown_keys() {

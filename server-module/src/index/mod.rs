@@ -11,6 +11,6 @@ mod watch;
 
 pub(crate) use entry::{Entry, Key};
 pub(crate) use filter::Filter;
-pub(crate) use scan::{is_visible, regular_file_meta};
+pub(crate) use scan::{is_visible, regular_file_meta, survey, Candidate, Order, Skip};
 pub(crate) use store::Index;
 pub(crate) use watch::{maintain, Maintenance};

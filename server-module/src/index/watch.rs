@@ -17,6 +17,7 @@ use super::scan::{self, Candidate};
 use super::store::Index;
 use super::url_path;
 use crate::fetch::Site;
+use crate::own::OwnFiles;
 
 /// How many internal HEAD requests run at once while indexing.
 const PROBES_IN_FLIGHT: usize = 16;
@@ -28,6 +29,8 @@ pub(crate) struct Maintenance {
     pub(crate) rescan: Duration,
     pub(crate) watch: bool,
     pub(crate) tombstones: bool,
+    /// The server's own paths: never records.
+    pub(crate) own: OwnFiles,
 }
 
 /// Builds the index, then keeps it current until the index is dropped by every user.
@@ -40,6 +43,14 @@ pub(crate) async fn maintain(index: Arc<Index>, site: Arc<Site>, m: Maintenance)
             return;
         }
     };
+    let own = m.own.resolved();
+    for f in own.inside(&canonical) {
+        tracing::warn!(
+            path = %f.path.display(),
+            "the {} is inside the document root: it is never a record, never analysed, and the standalone server never serves it",
+            f.kind
+        );
+    }
     // Walk and watch the canonical root, so event paths and walked paths share one prefix.
     let ctx = Ctx {
         index: index.clone(),
@@ -47,6 +58,7 @@ pub(crate) async fn maintain(index: Arc<Index>, site: Arc<Site>, m: Maintenance)
         root: canonical.clone(),
         canonical,
         tombstones: m.tombstones,
+        own,
     };
     let started = std::time::Instant::now();
     ctx.full_scan().await;
@@ -129,6 +141,7 @@ struct Ctx {
     root: PathBuf,
     canonical: PathBuf,
     tombstones: bool,
+    own: OwnFiles,
 }
 
 impl Ctx {
@@ -151,7 +164,7 @@ impl Ctx {
         let Ok(rel) = abs.strip_prefix(&self.root) else {
             return;
         };
-        if !rel.as_os_str().is_empty() && !scan::is_visible(rel) {
+        if !rel.as_os_str().is_empty() && !scan::is_visible(rel) || self.own.find(abs).is_some() {
             return;
         }
         let is_dir = std::fs::symlink_metadata(abs).is_ok_and(|m| m.is_dir());
@@ -174,7 +187,7 @@ impl Ctx {
             .filter(|p| !seen.contains(p))
             .collect();
         if !is_dir {
-            match scan::candidate(&self.root, &self.canonical, rel) {
+            match scan::candidate(&self.root, &self.canonical, &self.own, rel) {
                 Some(c) => self.update(vec![c]).await,
                 None => gone.push(Arc::from(prefix.as_str())),
             }
@@ -185,10 +198,16 @@ impl Ctx {
     /// Scans `rel` (a folder, or "" for the root) and returns the paths that are candidates.
     async fn scan_below(&self, rel: &Path) -> HashSet<Arc<str>> {
         let (tx, rx) = mpsc::channel::<Candidate>(1024);
-        let (root, canonical, below) =
-            (self.root.clone(), self.canonical.clone(), rel.to_path_buf());
+        let (root, canonical, own, below) = (
+            self.root.clone(),
+            self.canonical.clone(),
+            self.own.clone(),
+            rel.to_path_buf(),
+        );
         let walker = tokio::task::spawn_blocking(move || {
-            scan::walk(&root, &canonical, &below, |c| tx.blocking_send(c).is_ok());
+            scan::walk(&root, &canonical, &own, &below, |c| {
+                tx.blocking_send(c).is_ok()
+            });
         });
         let mut seen = HashSet::new();
         let stream = tokio_stream_from(rx).chunks(256);

@@ -69,12 +69,14 @@ impl OneOrMany {
 #[non_exhaustive]
 pub enum PluginsError {
     /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
+    // The cause is part of the message, not a `source()`: a report of the chain would print it
+    // twice.
+    #[error("cannot read {path}: {error}")]
     Read {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// Not TOML, or a key that does not exist (toml's message names line and key).
     #[error("{path}: {message}")]

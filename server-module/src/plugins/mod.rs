@@ -117,6 +117,11 @@ impl Plugins {
         &self.inner.path
     }
 
+    /// The folder where results are cached.
+    pub(crate) fn cache_dir(&self) -> &Path {
+        self.inner.cache.dir()
+    }
+
     /// Tool processes started for analyses so far (ExifTool workers included; version probes not).
     pub fn processes_started(&self) -> usize {
         let workers: usize = self.inner.plugins.exiftools().map(ExifTool::starts).sum();
@@ -144,6 +149,23 @@ impl Plugins {
     /// True if every plugin's program was found and answered its version command.
     pub fn all_healthy(&self) -> bool {
         report::all_healthy(&self.inner.plugins)
+    }
+
+    /// One line on the plugins' health: "7 plugins, all healthy", or "7 plugins: 6 healthy, 1
+    /// missing (fido)".
+    pub fn health_line(&self) -> String {
+        report::health_line(&self.inner.plugins)
+    }
+
+    /// The ids of the plugins that analyse a file of type `mime` and `size` bytes, in
+    /// `plugins.toml` order (those whose `max-input-bytes` it exceeds are left out).
+    pub fn running_for(&self, mime: &str, size: u64) -> Vec<String> {
+        self.inner
+            .plugins
+            .applicable(mime)
+            .filter(|(_, l)| l.plugin.max_input.is_none_or(|max| size <= max))
+            .map(|(_, l)| l.plugin.label.clone())
+            .collect()
     }
 
     /// Which plugins apply to a file of type `mime` and `size`, and why (`modoai plugins explain`).

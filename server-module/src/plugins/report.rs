@@ -53,6 +53,34 @@ pub(crate) fn all_healthy(plugins: &LoadedPlugins) -> bool {
     plugins.iter().all(|l| Health::of(l) == Health::Ok)
 }
 
+/// One line on the plugins' health for the start-up banner: "7 plugins, all healthy", or
+/// "7 plugins: 5 healthy, 1 missing (fido), 1 unhealthy (jhove)".
+pub(crate) fn health_line(plugins: &LoadedPlugins) -> String {
+    let total = plugins.iter().count();
+    let named = |h: Health| -> Vec<&str> {
+        plugins
+            .iter()
+            .filter(|l| Health::of(l) == h)
+            .map(|l| l.plugin.label.as_str())
+            .collect()
+    };
+    let (missing, unhealthy) = (named(Health::Missing), named(Health::Unhealthy));
+    let noun = if total == 1 { "plugin" } else { "plugins" };
+    if missing.is_empty() && unhealthy.is_empty() {
+        return format!("{total} {noun}, all healthy");
+    }
+    let mut line = format!(
+        "{total} {noun}: {} healthy",
+        total - missing.len() - unhealthy.len()
+    );
+    for (what, ids) in [("missing", missing), ("unhealthy", unhealthy)] {
+        if !ids.is_empty() {
+            line.push_str(&format!(", {} {what} ({})", ids.len(), ids.join(", ")));
+        }
+    }
+    line
+}
+
 /// Whether a plugin can run, as `modoai plugins check --json` gives it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -77,9 +77,9 @@ impl Policy {
 /// Reads a configuration file like [`FileConfig::load`], but a syntax error names the line
 /// without quoting it: the line may hold a secret, and reload errors go to the log.
 fn load_quietly(path: &Path) -> Result<FileConfig, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+    let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
         path: path.to_owned(),
-        source,
+        error,
     })?;
     toml::from_str(&text).map_err(|e| {
         let line = e

@@ -3,6 +3,7 @@
 
 mod current;
 mod reload;
+mod restart;
 mod setters;
 
 pub use current::Policy;

@@ -10,6 +10,7 @@ use notify::{RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::restart::RestartKeys;
 use super::Policy;
 
 /// How long to gather a burst of file events (an editor's write, rename and chmod) into one reload.
@@ -51,7 +52,8 @@ impl Reloader {
             None
         };
         let counts = Arc::new(Counts::default());
-        let task = tokio::spawn(follow(policy, path, rx, hup, counts.clone()));
+        let started = RestartKeys::read(&path);
+        let task = tokio::spawn(follow(policy, path, started, rx, hup, counts.clone()));
         Ok(Reloader {
             task,
             counts,
@@ -103,6 +105,7 @@ fn watch(path: &Path, tx: mpsc::Sender<()>) -> std::io::Result<notify::Recommend
 async fn follow(
     policy: Policy,
     path: PathBuf,
+    started: RestartKeys,
     mut changes: mpsc::Receiver<()>,
     mut hup: Option<tokio::signal::unix::Signal>,
     counts: Arc<Counts>,
@@ -121,6 +124,14 @@ async fn follow(
             Ok(()) => {
                 counts.loaded.fetch_add(1, Ordering::SeqCst);
                 tracing::info!(file = %path.display(), why, "access and flow rules reloaded");
+                let waiting = started.changed(&RestartKeys::read(&path));
+                if !waiting.is_empty() {
+                    tracing::warn!(
+                        file = %path.display(),
+                        "changed, but applied only after a restart (only [access] and [flow] are reloaded): {}",
+                        waiting.join(", ")
+                    );
+                }
             }
             Err(err) => {
                 counts.failed.fetch_add(1, Ordering::SeqCst);

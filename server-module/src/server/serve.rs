@@ -42,7 +42,7 @@ pub async fn serve(
     config: Config,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let site = SiteService::new(config.root())?;
+    let site = SiteService::new(config.root())?.hiding(config.own_files());
     let (grace, header_timeout) = (config.shutdown_grace, config.header_timeout);
     let slots = Arc::new(Semaphore::new(config.max_connections));
     let plugins = config.plugins.clone();

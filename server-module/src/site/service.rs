@@ -18,6 +18,7 @@ use tower_http::services::ServeFile;
 
 use crate::fetch::BoxError;
 use crate::index::{is_visible, regular_file_meta};
+use crate::own::OwnFiles;
 
 /// The body of [`SiteService`] responses.
 pub type SiteBody = UnsyncBoxBody<Bytes, BoxError>;
@@ -27,6 +28,7 @@ pub type SiteBody = UnsyncBoxBody<Bytes, BoxError>;
 pub struct SiteService {
     root: PathBuf,
     canonical: PathBuf,
+    own: OwnFiles,
 }
 
 impl SiteService {
@@ -34,7 +36,20 @@ impl SiteService {
     pub fn new(root: impl Into<PathBuf>) -> std::io::Result<Self> {
         let root = root.into();
         let canonical = std::fs::canonicalize(&root)?;
-        Ok(SiteService { root, canonical })
+        Ok(SiteService {
+            root,
+            canonical,
+            own: OwnFiles::default(),
+        })
+    }
+
+    /// Never serves these paths (the server's own files, [`Config::own_files`]): they answer 404
+    /// like a file that does not exist. Defaults to none.
+    ///
+    /// [`Config::own_files`]: crate::Config::own_files
+    pub fn hiding(mut self, own: OwnFiles) -> Self {
+        self.own = own;
+        self
     }
 
     /// The file a URL path names, if the site serves it.
@@ -45,11 +60,14 @@ impl SiteService {
         if !real.strip_prefix(&self.canonical).is_ok_and(is_visible) {
             return None;
         }
-        let file = if real.is_dir() {
-            full.join("index.html")
+        let (file, real) = if real.is_dir() {
+            (full.join("index.html"), real.join("index.html"))
         } else {
-            full
+            (full, real)
         };
+        if self.own.find(&real).is_some() {
+            return None;
+        }
         let meta = regular_file_meta(&file, &self.canonical)?;
         Some((file, meta))
     }

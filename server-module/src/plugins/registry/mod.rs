@@ -165,9 +165,9 @@ pub(crate) struct Registry {
 impl Registry {
     /// Reads and checks `path`.
     pub(crate) fn load(path: &Path) -> Result<Registry, PluginsError> {
-        let text = std::fs::read_to_string(path).map_err(|source| PluginsError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| PluginsError::Read {
             path: path.to_owned(),
-            source,
+            error,
         })?;
         Self::from_text(path, &text)
     }
