@@ -780,9 +780,10 @@ fn the_user_agent_names_the_harvester_and_delay_spaces_requests() {
 fn log_lines_have_no_colours_when_stderr_is_not_a_terminal() {
     use std::io::{BufRead, BufReader};
     let archive = tempfile::tempdir().unwrap();
-    // Port 1 refuses connections: the harvester warns that it retries, through its log.
+    // A 503 to the first request: the harvester warns that it retries once, through its log.
+    let server = FaultServer::start(|_| Reply::status(503).header("Retry-After", "1"));
     let mut child = Command::new(program("modoai-harvester"))
-        .args(["harvest", "http://127.0.0.1:1/modoai", "--archive"])
+        .args(["harvest", &server.url("/modoai"), "--archive"])
         .arg(archive.path().join("a"))
         .env_remove("NO_COLOR")
         .env_remove("RUST_LOG")

@@ -12,26 +12,33 @@ pub enum ArchiveError {
     /// Another process holds the archive.
     #[error("archive {0} is in use by another harvester (lock held on its `lock` file)")]
     Locked(PathBuf),
+    // Io and Index carry their cause in the message, not as a `source()`: a report of the chain
+    // would print it twice.
     /// File system trouble.
-    #[error("archive {path}: {source}")]
+    #[error("archive {path}: {error}")]
     Io {
         /// Where.
         path: PathBuf,
         /// What.
-        #[source]
-        source: io::Error,
+        error: io::Error,
     },
     /// The index could not be updated.
     #[error("archive index: {0}")]
-    Index(#[from] CdxjError),
+    Index(CdxjError),
     /// The archive id asked for is not the archive's, or not a valid one.
     #[error("{0}")]
     ArchiveId(String),
 }
 
 pub(super) fn at(path: &Path) -> impl FnOnce(io::Error) -> ArchiveError + '_ {
-    move |source| ArchiveError::Io {
+    move |error| ArchiveError::Io {
         path: path.to_owned(),
-        source,
+        error,
+    }
+}
+
+impl From<CdxjError> for ArchiveError {
+    fn from(e: CdxjError) -> Self {
+        ArchiveError::Index(e)
     }
 }

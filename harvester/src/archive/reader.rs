@@ -51,13 +51,14 @@ pub enum ReadError {
     #[error(transparent)]
     NotAnArchive(#[from] NotAnArchive),
     /// A file of the archive could not be read.
-    #[error("archive {}: {source}", path.display())]
+    // The cause is part of the message, not a `source()`: a report of the chain would print it
+    // twice.
+    #[error("archive {}: {error}", path.display())]
     Io {
         /// Which file.
         path: PathBuf,
         /// What went wrong.
-        #[source]
-        source: io::Error,
+        error: io::Error,
     },
 }
 
@@ -78,7 +79,7 @@ impl Reader {
     pub fn open(dir: &Path) -> Result<Reader, ReadError> {
         let layout = ArchiveLayout::new(dir);
         layout.require_ledger()?;
-        let io_at = |path: PathBuf| move |source| ReadError::Io { path, source };
+        let io_at = |path: PathBuf| move |error| ReadError::Io { path, error };
         // The state first: the index it counts as merged is then at most what index.cdxj holds.
         let state = State::load(&layout.state()).map_err(io_at(layout.state()))?;
         let ledger_len = whole_lines(&layout.ledger()).map_err(io_at(layout.ledger()))?;

@@ -114,7 +114,7 @@ impl ArchiveReport {
     /// while a harvest runs or after one was killed.
     pub fn read(reader: &Reader) -> Result<Self, ReadError> {
         let layout = reader.layout();
-        let io_at = |path: PathBuf| move |source| ReadError::Io { path, source };
+        let io_at = |path: PathBuf| move |error| ReadError::Io { path, error };
         let ledger = layout.ledger();
         let mut lists: BTreeMap<(String, String), ListReport> = BTreeMap::new();
         let mut entries = reader.entries().map_err(io_at(ledger.clone()))?;

@@ -83,9 +83,9 @@ impl Harvester<'_> {
                 Ok(Some(e)) => e,
                 Ok(None) => break,
                 Err(ParseError::Sink { source, .. }) => {
-                    let source = io::Error::new(source.kind(), source.to_string());
+                    let error = io::Error::new(source.kind(), source.to_string());
                     let path = self.archive.layout().spool();
-                    return Err(Failure::Fatal(ArchiveError::Io { path, source }.into()));
+                    return Err(Failure::Fatal(ArchiveError::Io { path, error }.into()));
                 }
                 Err(e) => return Err(Failure::Retry(e)),
             };

@@ -119,10 +119,10 @@ impl std::fmt::Display for FetchFailure {
     }
 }
 
-pub(super) fn spool_error(archive: &Archive, source: io::Error) -> ArchiveError {
+pub(super) fn spool_error(archive: &Archive, error: io::Error) -> ArchiveError {
     ArchiveError::Io {
         path: archive.layout().spool(),
-        source,
+        error,
     }
 }
 

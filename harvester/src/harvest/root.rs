@@ -58,7 +58,7 @@ impl Harvester<'_> {
                     .finish_payload(url, &mime, date, &[], spool)
                     .map(|r| written(&r, RecordType::Resource, &mime, true)),
             })
-            .map_err(|source| crate::archive::ArchiveError::Io { path: dir, source })?;
+            .map_err(|error| crate::archive::ArchiveError::Io { path: dir, error })?;
         self.archive.commit(&Entry {
             endpoint: ctx.endpoint().to_owned(),
             prefix: ctx.prefix().to_owned(),

@@ -113,7 +113,7 @@ impl Item<'_> {
                     },
                 )
             })
-            .map_err(|source| ArchiveError::Io { path: dir, source })?;
+            .map_err(|error| ArchiveError::Io { path: dir, error })?;
         let entry = Entry {
             endpoint: endpoint.to_owned(),
             prefix: prefix.to_owned(),
