@@ -222,9 +222,13 @@ impl Config {
     /// log file are such paths without being named here. Defaults to none.
     ///
     /// ```
-    /// let config = modoai::Config::new("examples/site", "http://www.example.org/")?
-    ///     .own_path("examples/site/modoai.toml");
-    /// assert_eq!(config.own_files().inside(&std::fs::canonicalize("examples/site")?).count(), 1);
+    /// # let site = tempfile::tempdir()?;
+    /// let config = modoai::Config::new(site.path(), "http://www.example.org/")?
+    ///     .own_path(site.path().join("state"));
+    /// let own = config.own_files();
+    /// let root = std::fs::canonicalize(site.path())?;
+    /// assert!(own.find(&root.join("state/index.db")).is_some());
+    /// assert!(own.find(&root.join("index.html")).is_none());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn own_path(mut self, path: impl Into<PathBuf>) -> Self {
