@@ -45,7 +45,7 @@ pub use config::{Config, ConfigError, FileConfig, OaiSection, ServerSection};
 pub use fetch::BoxError;
 pub use future::ResponseFuture;
 pub use layer::OaiPmhLayer;
-pub use plugins::{PluginCheck, PluginStatus, Plugins, PluginsError};
+pub use plugins::{Ended, PluginCheck, PluginStatus, Plugins, PluginsError, ToolRun, ToolRunner};
 pub use policy::{Policy, Reloader};
 pub use server::{box_request, serve};
 pub use service::{OaiPmh, RequestBody};

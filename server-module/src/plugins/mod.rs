@@ -26,6 +26,7 @@ pub(crate) mod run;
 mod stage;
 mod status;
 mod subject;
+mod tool;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -34,6 +35,8 @@ pub use config::PluginsError;
 pub(crate) use loaded::PluginResult;
 pub(crate) use registry::OutputKind;
 pub use report::{PluginCheck, PluginStatus};
+pub use run::Ended;
+pub use tool::{ToolRun, ToolRunner};
 pub(crate) use subject::Subject;
 
 use cache::Cache;
@@ -88,6 +91,7 @@ impl Plugins {
             cache_dir,
             path,
             isolation,
+            ..
         } = Registry::load(path)?;
         let cache = Cache::new(cache_dir);
         let dispatcher = Dispatcher::new(isolation, max_processes);

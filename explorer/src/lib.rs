@@ -1,0 +1,20 @@
+//! Search, facets, a JSON API with keys, and Memento (RFC 7089) over the archives
+//! `modoai-harvester` writes: an embedded full-text and faceted index inside each archive,
+//! built incrementally from its ledger, read only through the harvester's library.
+//!
+//! ```no_run
+//! use modoai_explorer::index::{build, BuildOptions};
+//! # fn f() -> Result<(), Box<dyn std::error::Error>> {
+//! let runtime = tokio::runtime::Runtime::new()?;
+//! let options = BuildOptions::new(modoai::ToolRunner::defaults()?, runtime.handle().clone());
+//! let report = build("my-archive".as_ref(), "my-archive", &options, &())?;
+//! println!("{} captures added, {} in the index", report.added, report.total);
+//! # Ok(()) }
+//! ```
+
+pub mod capture;
+mod error;
+pub mod extract;
+pub mod index;
+
+pub use error::ExplorerError;

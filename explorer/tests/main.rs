@@ -1,0 +1,1 @@
+//! The explorer library's integration tests.
