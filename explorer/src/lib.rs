@@ -16,5 +16,8 @@ pub mod capture;
 mod error;
 pub mod extract;
 pub mod index;
+pub mod keys;
+pub mod memento;
+pub mod search;
 
 pub use error::ExplorerError;
