@@ -12,12 +12,17 @@
 //! # Ok(()) }
 //! ```
 
+pub mod api;
 pub mod capture;
+pub mod config;
 mod error;
 pub mod extract;
 pub mod index;
 pub mod keys;
 pub mod memento;
 pub mod search;
+pub mod serve;
+#[cfg(feature = "cli")]
+pub mod cli;
 
 pub use error::ExplorerError;

@@ -306,6 +306,12 @@ impl Library {
         Ok(self.exact(|f| f.url, url, scope, limit)?.into_iter().map(|c| c.1).collect())
     }
 
+    /// Every capture of `url` in scope (at most `limit`) with its archive and record, oldest
+    /// first.
+    pub fn captures_at(&self, url: &str, scope: &Scope, limit: usize) -> Result<Vec<(usize, Item, Stored)>, SearchError> {
+        self.exact(|f| f.url, url, scope, limit)
+    }
+
     /// One capture by id, in scope: its archive, item and record locations.
     pub fn capture(&self, id: &str, scope: &Scope) -> Result<Option<(usize, Item, Stored)>, SearchError> {
         Ok(self.exact(|f| f.id, id, scope, 1)?.into_iter().next())
