@@ -11,6 +11,7 @@
 //!
 //! [index]
 //! refresh-secs = 60             # look for new captures this often (0 = only at start)
+//! commit-every = 50000          # captures between two commits of the index
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -76,11 +77,14 @@ pub struct IndexConfig {
     /// Seconds between two looks for new captures; 0: only at start. Defaults to 60.
     #[serde(default = "refresh")]
     pub refresh_secs: u64,
+    /// Captures between two commits of the index. Defaults to 50000.
+    #[serde(default = "commit_every")]
+    pub commit_every: usize,
 }
 
 impl Default for IndexConfig {
     fn default() -> Self {
-        IndexConfig { refresh_secs: refresh() }
+        IndexConfig { refresh_secs: refresh(), commit_every: commit_every() }
     }
 }
 
@@ -92,6 +96,9 @@ fn budget() -> u64 {
 }
 fn refresh() -> u64 {
     60
+}
+fn commit_every() -> usize {
+    50_000
 }
 
 /// A configuration file that cannot be used.
@@ -112,6 +119,9 @@ impl ServeConfig {
         let mut config: ServeConfig = toml::from_str(&text).map_err(|e| err(e.to_string()))?;
         if config.search.budget_ms == 0 {
             return Err(err("[search] budget-ms must be at least 1".into()));
+        }
+        if config.index.commit_every == 0 {
+            return Err(err("[index] commit-every must be at least 1".into()));
         }
         if let Some(keys) = &config.access.keys {
             let dir = path.parent().unwrap_or(Path::new("."));

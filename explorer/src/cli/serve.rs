@@ -51,7 +51,8 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<u8> {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let library = Arc::new(library(&args.archive, config.budget())?);
     let state = Arc::new(AppState::new(library, config.access.clone(), keys)?);
-    let options = BuildOptions::new(tools(args.plugins.as_deref())?, runtime.handle().clone());
+    let mut options = BuildOptions::new(tools(args.plugins.as_deref())?, runtime.handle().clone());
+    options.commit_every = config.index.commit_every;
     let refresh = Duration::from_secs(config.index.refresh_secs);
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.listen)
