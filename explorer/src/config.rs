@@ -51,7 +51,11 @@ pub struct AccessConfig {
 
 impl Default for AccessConfig {
     fn default() -> Self {
-        AccessConfig { keys: None, anonymous_api: false, public_ui: true }
+        AccessConfig {
+            keys: None,
+            anonymous_api: false,
+            public_ui: true,
+        }
     }
 }
 
@@ -66,7 +70,9 @@ pub struct SearchConfig {
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { budget_ms: budget() }
+        SearchConfig {
+            budget_ms: budget(),
+        }
     }
 }
 
@@ -84,7 +90,10 @@ pub struct IndexConfig {
 
 impl Default for IndexConfig {
     fn default() -> Self {
-        IndexConfig { refresh_secs: refresh(), commit_every: commit_every() }
+        IndexConfig {
+            refresh_secs: refresh(),
+            commit_every: commit_every(),
+        }
     }
 }
 
@@ -114,7 +123,10 @@ pub struct ConfigError {
 impl ServeConfig {
     /// Reads `path`.
     pub fn load(path: &Path) -> Result<ServeConfig, ConfigError> {
-        let err = |message: String| ConfigError { path: path.to_owned(), message };
+        let err = |message: String| ConfigError {
+            path: path.to_owned(),
+            message,
+        };
         let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
         let mut config: ServeConfig = toml::from_str(&text).map_err(|e| err(e.to_string()))?;
         if config.search.budget_ms == 0 {
@@ -147,11 +159,17 @@ mod tests {
         std::fs::write(&path, "[access]\nkeys = \"k.toml\"\nanonymous-api = true\n").unwrap();
         let c = ServeConfig::load(&path).unwrap();
         assert!(c.access.anonymous_api && c.access.public_ui);
-        assert_eq!(c.access.keys.unwrap(), dir.path().join("k.toml"));
+        assert_eq!(c.access.keys.clone().unwrap(), dir.path().join("k.toml"));
         assert_eq!(c.budget(), Duration::from_secs(2));
         std::fs::write(&path, "[search]\nbudget-ms = 0\n").unwrap();
-        assert!(ServeConfig::load(&path).unwrap_err().to_string().contains("budget-ms"));
+        assert!(ServeConfig::load(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("budget-ms"));
         std::fs::write(&path, "[access]\nanonymous = true\n").unwrap();
-        assert!(ServeConfig::load(&path).unwrap_err().to_string().contains("anonymous"));
+        assert!(ServeConfig::load(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("anonymous"));
     }
 }

@@ -14,6 +14,8 @@
 
 pub mod api;
 pub mod capture;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod config;
 mod error;
 pub mod extract;
@@ -22,7 +24,5 @@ pub mod keys;
 pub mod memento;
 pub mod search;
 pub mod serve;
-#[cfg(feature = "cli")]
-pub mod cli;
 
 pub use error::ExplorerError;

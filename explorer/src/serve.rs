@@ -27,7 +27,9 @@ pub async fn serve(
     let library = Arc::clone(&state.library);
     let cancel = Arc::clone(&options.cancel);
     let indexer = tokio::task::spawn_blocking(move || keep_indexed(&library, &options, refresh));
-    let result = axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await;
+    let result = axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown)
+        .await;
     cancel.store(true, std::sync::atomic::Ordering::Relaxed);
     let _ = indexer.await;
     result
@@ -72,10 +74,14 @@ fn check(a: &Served) {
                 tracing::warn!(archive = %a.name, damaged = ?files, "damaged index files; rebuilding the index from the archive");
                 let _ = ArchiveIndex::create(&a.dir);
             }
-            Err(e) => tracing::warn!(archive = %a.name, error = %e, "the index cannot be checked; rebuilding it"),
+            Err(e) => {
+                tracing::warn!(archive = %a.name, error = %e, "the index cannot be checked; rebuilding it")
+            }
         },
         Ok(None) => {}
-        Err(e) => tracing::warn!(archive = %a.name, error = %e, "the index cannot be opened; rebuilding it"),
+        Err(e) => {
+            tracing::warn!(archive = %a.name, error = %e, "the index cannot be opened; rebuilding it")
+        }
     }
 }
 

@@ -45,22 +45,38 @@ pub(crate) fn harvested() -> &'static Harvested {
         // The plugins' cache goes beside their file: here, not in the repository.
         std::fs::copy(repo_root().join("plugins.toml"), work.join("plugins.toml")).unwrap();
         let plugins = work.join("plugins.toml");
-        let (server, port) = start_modoai(&site, &work, "", &["--plugins", plugins.to_str().unwrap()]);
+        let (server, port) =
+            start_modoai(&site, &work, "", &["--plugins", plugins.to_str().unwrap()]);
         let archive = work.join("archive");
         let out = Command::new(program("modoai-harvester"))
-            .args(["harvest", &format!("http://127.0.0.1:{port}/modoai"), "--index", "--quiet", "--archive"])
+            .args([
+                "harvest",
+                &format!("http://127.0.0.1:{port}/modoai"),
+                "--index",
+                "--quiet",
+                "--archive",
+            ])
             .arg(&archive)
             .output()
             .expect("run the harvester");
-        assert!(out.status.success(), "harvest --index: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "harvest --index: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         drop(server);
-        Harvested { archive, base: format!("http://127.0.0.1:{port}/") }
+        Harvested {
+            archive,
+            base: format!("http://127.0.0.1:{port}/"),
+        }
     })
 }
 
 /// A fresh folder for one test under cargo's temporary folder for tests.
 pub(crate) fn work_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("explorer").join(name);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("explorer")
+        .join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -81,7 +97,11 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
 
 /// `modoai-explorer ARGS`, output captured.
 pub(crate) fn explorer(args: &[&str]) -> Output {
-    Command::new(program("modoai-explorer")).args(args).env("RUST_LOG", "warn").output().expect("run modoai-explorer")
+    Command::new(program("modoai-explorer"))
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run modoai-explorer")
 }
 
 /// A new key for `name` in `keys` with extra `args`; the key.
@@ -89,7 +109,11 @@ pub(crate) fn add_key(keys: &Path, name: &str, args: &[&str]) -> String {
     let mut all = vec!["keys", "add", name, "--keys", keys.to_str().unwrap()];
     all.extend_from_slice(args);
     let out = explorer(&all);
-    assert!(out.status.success(), "keys add: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "keys add: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap().trim().to_owned()
 }
 
@@ -125,13 +149,18 @@ impl Explorer {
             assert!(started.elapsed() < MARGIN, "the explorer did not start");
             std::thread::sleep(Duration::from_millis(50));
         }
-        Explorer { port, keys, _child: child }
+        Explorer {
+            port,
+            keys,
+            _child: child,
+        }
     }
 
     /// GET with a key (or none).
     pub(crate) fn get(&self, target: &str, key: Option<&str>) -> Reply {
         let auth = key.map(|k| format!("Bearer {k}"));
-        let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("Authorization", a.as_str())).collect();
+        let headers: Vec<(&str, &str)> =
+            auth.iter().map(|a| ("Authorization", a.as_str())).collect();
         get(self.port, target, &headers)
     }
 
@@ -143,7 +172,11 @@ impl Explorer {
             if r.status != 503 {
                 return r;
             }
-            assert!(started.elapsed() < MARGIN, "{target}: still 503: {}", r.body);
+            assert!(
+                started.elapsed() < MARGIN,
+                "{target}: still 503: {}",
+                r.body
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
     }
@@ -160,7 +193,10 @@ pub(crate) struct Reply {
 
 impl Reply {
     pub(crate) fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 
     pub(crate) fn json(&self) -> serde_json::Value {
@@ -171,7 +207,12 @@ impl Reply {
 /// GET `target` with `headers` over a plain socket (HTTP/1.0).
 pub(crate) fn get(port: u16, target: &str, headers: &[(&str, &str)]) -> Reply {
     let Some(mut s) = send_get(port, target, headers) else {
-        return Reply { status: 0, headers: vec![], body: String::new(), bytes: vec![] };
+        return Reply {
+            status: 0,
+            headers: vec![],
+            body: String::new(),
+            bytes: vec![],
+        };
     };
     let mut raw = Vec::new();
     let mut buf = [0u8; 65536];
@@ -181,23 +222,37 @@ pub(crate) fn get(port: u16, target: &str, headers: &[(&str, &str)]) -> Reply {
         }
         raw.extend_from_slice(&buf[..n]);
     }
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").map_or(raw.len(), |i| i + 4);
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(raw.len(), |i| i + 4);
     let head = String::from_utf8_lossy(&raw[..split]).into_owned();
     let bytes = raw[split..].to_vec();
     let mut lines = head.lines();
-    let status = lines.next().and_then(|l| l.get(9..12)).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let status = lines
+        .next()
+        .and_then(|l| l.get(9..12))
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
     let headers = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
         .collect();
-    Reply { status, headers, body: String::from_utf8_lossy(&bytes).into_owned(), bytes }
+    Reply {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+        bytes,
+    }
 }
 
 /// Percent-encodes a query value.
 pub(crate) fn enc(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
             _ => format!("%{b:02X}"),
         })
         .collect()

@@ -5,20 +5,44 @@ use super::{enc, harvested, Explorer};
 
 fn open_explorer(name: &str) -> Explorer {
     let work = super::work_dir(name);
-    Explorer::start(&[&harvested().archive], &work, "[access]\nanonymous-api = true\n")
+    Explorer::start(
+        &[&harvested().archive],
+        &work,
+        "[access]\nanonymous-api = true\n",
+    )
 }
 
 #[test]
 fn a_word_finds_its_file_with_a_highlighted_snippet() {
     let e = open_explorer("search-word");
     let page = e.get_ready("/api/v1/search?q=report", None).json();
-    let urls: Vec<&str> = page["data"].as_array().unwrap().iter().map(|d| d["url"].as_str().unwrap()).collect();
-    assert!(urls.iter().any(|u| u.ends_with("docs/report.pdf")), "the PDF's text is searchable: {urls:?}");
-    let pdf = page["data"].as_array().unwrap().iter().find(|d| d["url"].as_str().unwrap().ends_with("report.pdf")).unwrap();
-    assert!(pdf["snippet"].as_str().unwrap().contains("<b>report</b>") || pdf["snippet"].as_str().unwrap().contains("<b>Report</b>"), "{pdf}");
+    let urls: Vec<&str> = page["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["url"].as_str().unwrap())
+        .collect();
+    assert!(
+        urls.iter().any(|u| u.ends_with("docs/report.pdf")),
+        "the PDF's text is searchable: {urls:?}"
+    );
+    let pdf = page["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["url"].as_str().unwrap().ends_with("report.pdf"))
+        .unwrap();
+    assert!(
+        pdf["snippet"].as_str().unwrap().contains("<b>report</b>")
+            || pdf["snippet"].as_str().unwrap().contains("<b>Report</b>"),
+        "{pdf}"
+    );
     // English stemming: "measurement" finds measurements.csv's text? its title and path do.
     let page = e.get_ready("/api/v1/search?q=pictures", None).json();
-    assert!(page["total"].as_u64().unwrap() >= 1, "stemmed: picture(s) on the front page: {page}");
+    assert!(
+        page["total"].as_u64().unwrap() >= 1,
+        "stemmed: picture(s) on the front page: {page}"
+    );
     for key in ["total", "count", "page", "totalpage", "data", "facets"] {
         assert!(page.get(key).is_some(), "PrEV's shape: {key}");
     }
@@ -27,21 +51,45 @@ fn a_word_finds_its_file_with_a_highlighted_snippet() {
 #[test]
 fn facets_count_and_narrow_the_results() {
     let e = open_explorer("search-facets");
-    let all = e.get_ready("/api/v1/search?facets=mime,year,host,jhove,puid&size=100", None).json();
+    let all = e
+        .get_ready(
+            "/api/v1/search?facets=mime,year,host,jhove,puid&size=100",
+            None,
+        )
+        .json();
     let total = all["total"].as_u64().unwrap();
     assert!(total >= 16, "every file and the root page: {total}");
     let mimes = all["facets"]["mime"].as_array().unwrap();
     let sum: u64 = mimes.iter().map(|m| m["count"].as_u64().unwrap()).sum();
     assert_eq!(sum, total, "each capture has one MIME type");
-    let jpeg = mimes.iter().find(|m| m["value"] == "image/jpeg").unwrap()["count"].as_u64().unwrap();
-    let narrowed = e.get_ready(&format!("/api/v1/search?mime={}&facets=mime", enc("image/jpeg")), None).json();
+    let jpeg = mimes.iter().find(|m| m["value"] == "image/jpeg").unwrap()["count"]
+        .as_u64()
+        .unwrap();
+    let narrowed = e
+        .get_ready(
+            &format!("/api/v1/search?mime={}&facets=mime", enc("image/jpeg")),
+            None,
+        )
+        .json();
     assert_eq!(narrowed["total"].as_u64().unwrap(), jpeg);
     assert_eq!(narrowed["facets"]["mime"].as_array().unwrap().len(), 1);
     // Two values of one facet are alternatives; two facets both apply.
-    let two = e.get_ready(&format!("/api/v1/search?mime={}&mime={}", enc("image/jpeg"), enc("image/png")), None).json();
+    let two = e
+        .get_ready(
+            &format!(
+                "/api/v1/search?mime={}&mime={}",
+                enc("image/jpeg"),
+                enc("image/png")
+            ),
+            None,
+        )
+        .json();
     assert!(two["total"].as_u64().unwrap() > jpeg);
     let puids = all["facets"]["puid"].as_array().unwrap();
-    assert!(puids.iter().any(|p| p["value"] == "fmt/43"), "FIDO's PUID of the JPEG: {puids:?}");
+    assert!(
+        puids.iter().any(|p| p["value"] == "fmt/43"),
+        "FIDO's PUID of the JPEG: {puids:?}"
+    );
     let jhove = all["facets"]["jhove"].as_array().unwrap();
     assert!(jhove.iter().any(|j| j["value"] == "valid"), "{jhove:?}");
 }
@@ -49,17 +97,38 @@ fn facets_count_and_narrow_the_results() {
 #[test]
 fn captures_are_counted_on_a_calendar_of_years_months_and_days() {
     let e = open_explorer("search-calendar");
-    let page = e.get_ready("/api/v1/search?facets=year,month,day", None).json();
+    let page = e
+        .get_ready("/api/v1/search?facets=year,month,day", None)
+        .json();
     let total = page["total"].as_u64().unwrap();
     let year = &page["facets"]["year"][0];
-    assert_eq!(year["count"].as_u64().unwrap(), total, "one harvest, one year");
+    assert_eq!(
+        year["count"].as_u64().unwrap(),
+        total,
+        "one harvest, one year"
+    );
     let y = year["value"].as_str().unwrap().to_owned();
-    let month = page["facets"]["month"][0]["value"].as_str().unwrap().to_owned();
-    let day = page["facets"]["day"][0]["value"].as_str().unwrap().to_owned();
-    assert!(month.starts_with(&y) && day.starts_with(&month), "{y} {month} {day}");
+    let month = page["facets"]["month"][0]["value"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let day = page["facets"]["day"][0]["value"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        month.starts_with(&y) && day.starts_with(&month),
+        "{y} {month} {day}"
+    );
     for (facet, value) in [("year", &y), ("month", &month), ("day", &day)] {
-        let narrowed = e.get_ready(&format!("/api/v1/search?{facet}={value}"), None).json();
-        assert_eq!(narrowed["total"].as_u64().unwrap(), total, "{facet}={value}");
+        let narrowed = e
+            .get_ready(&format!("/api/v1/search?{facet}={value}"), None)
+            .json();
+        assert_eq!(
+            narrowed["total"].as_u64().unwrap(),
+            total,
+            "{facet}={value}"
+        );
     }
     let before = e.get_ready("/api/v1/search?until=2000-01-01", None).json();
     assert_eq!(before["total"], 0);
@@ -68,16 +137,36 @@ fn captures_are_counted_on_a_calendar_of_years_months_and_days() {
 #[test]
 fn chinese_and_japanese_words_find_their_pages() {
     let e = open_explorer("search-cjk");
-    let zh = e.get_ready(&format!("/api/v1/search?q={}", enc("北京")), None).json();
-    let urls: Vec<&str> = zh["data"].as_array().unwrap().iter().map(|d| d["url"].as_str().unwrap()).collect();
+    let zh = e
+        .get_ready(&format!("/api/v1/search?q={}", enc("北京")), None)
+        .json();
+    let urls: Vec<&str> = zh["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["url"].as_str().unwrap())
+        .collect();
     assert_eq!(urls.len(), 1, "{zh}");
     assert!(urls[0].ends_with("zh/beijing.html"));
     assert_eq!(zh["data"][0]["lang"], "cmn");
     // 首都 (capital) is a word of both pages.
-    let both = e.get_ready(&format!("/api/v1/search?q={}", enc("首都")), None).json();
-    let urls: Vec<&str> = both["data"].as_array().unwrap().iter().map(|d| d["url"].as_str().unwrap()).collect();
-    assert!(urls.iter().any(|u| u.ends_with("ja/tokyo.html")) && urls.iter().any(|u| u.ends_with("zh/beijing.html")), "{urls:?}");
-    let ja = e.get_ready(&format!("/api/v1/search?q={}&lang=jpn", enc("東京")), None).json();
+    let both = e
+        .get_ready(&format!("/api/v1/search?q={}", enc("首都")), None)
+        .json();
+    let urls: Vec<&str> = both["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["url"].as_str().unwrap())
+        .collect();
+    assert!(
+        urls.iter().any(|u| u.ends_with("ja/tokyo.html"))
+            && urls.iter().any(|u| u.ends_with("zh/beijing.html")),
+        "{urls:?}"
+    );
+    let ja = e
+        .get_ready(&format!("/api/v1/search?q={}&lang=jpn", enc("東京")), None)
+        .json();
     assert_eq!(ja["total"], 1, "{ja}");
 }
 
@@ -85,12 +174,27 @@ fn chinese_and_japanese_words_find_their_pages() {
 fn the_word_cloud_lists_the_frequent_words_of_the_results() {
     let e = open_explorer("search-terms");
     let terms = e.get_ready("/api/v1/terms?size=200", None).json();
-    let words: Vec<&str> = terms["terms"].as_array().unwrap().iter().map(|t| t["term"].as_str().unwrap()).collect();
+    let words: Vec<&str> = terms["terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["term"].as_str().unwrap())
+        .collect();
     assert!(words.contains(&"example"), "{words:?}");
     assert!(!words.contains(&"the"), "stop words are left out");
-    let zh = e.get_ready(&format!("/api/v1/terms?q={}", enc("北京")), None).json();
-    let words: Vec<&str> = zh["terms"].as_array().unwrap().iter().map(|t| t["term"].as_str().unwrap()).collect();
-    assert!(words.contains(&"北京") && words.contains(&"首都"), "{words:?}");
+    let zh = e
+        .get_ready(&format!("/api/v1/terms?q={}", enc("北京")), None)
+        .json();
+    let words: Vec<&str> = zh["terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["term"].as_str().unwrap())
+        .collect();
+    assert!(
+        words.contains(&"北京") && words.contains(&"首都"),
+        "{words:?}"
+    );
 }
 
 #[test]

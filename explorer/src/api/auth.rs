@@ -44,8 +44,15 @@ pub enum Door {
     Public,
 }
 
+/// Header fields to add to an answer.
+pub type Fields = Vec<(&'static str, String)>;
+
 /// The caller, admitted (counted against its limits), and the rate-limit headers to send.
-pub fn admit(state: &AppState, headers: &HeaderMap, door: Door) -> Result<(Caller, Vec<(&'static str, String)>), ApiError> {
+pub fn admit(
+    state: &AppState,
+    headers: &HeaderMap,
+    door: Door,
+) -> Result<(Caller, Fields), ApiError> {
     let presented = match headers.get(header::AUTHORIZATION) {
         None => None,
         Some(v) => {
@@ -57,9 +64,10 @@ pub fn admit(state: &AppState, headers: &HeaderMap, door: Door) -> Result<(Calle
                 .filter(|k| !k.is_empty());
             match key {
                 Some(k) => Some(k.to_owned()),
-                None => {
-                    return Err(ApiError::new(StatusCode::UNAUTHORIZED, "the Authorization header is not a valid key: send `Authorization: Bearer KEY`"))
-                }
+                None => return Err(ApiError::new(
+                    StatusCode::UNAUTHORIZED,
+                    "the Authorization header is not a valid key: send `Authorization: Bearer KEY`",
+                )),
             }
         }
     };
@@ -74,15 +82,30 @@ pub fn admit(state: &AppState, headers: &HeaderMap, door: Door) -> Result<(Calle
             Err(ApiError::new(StatusCode::UNAUTHORIZED, "this API needs a key: send `Authorization: Bearer KEY` (keys are made with `modoai-explorer keys add NAME`)"))
         };
     };
-    let key = state
-        .keys()
-        .find(&presented)
-        .cloned()
-        .ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, "not a valid key: it is unknown or was revoked"))?;
+    let key = state.keys().find(&presented).cloned().ok_or_else(|| {
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "not a valid key: it is unknown or was revoked",
+        )
+    })?;
     match state.limits.admit(&key) {
         Decision::Allowed(u) => Ok((Caller::Key(Box::new(key)), fields(&u))),
-        Decision::QuotaSpent(u) => Err(too_many(format!("the hourly quota of {} requests is spent", u.quota.unwrap_or_default()), u.reset, &u)),
-        Decision::TooFast(u, wait) => Err(too_many(format!("more than {} requests per second", key.rate_per_sec.unwrap_or_default()), wait.max(1), &u)),
+        Decision::QuotaSpent(u) => Err(too_many(
+            format!(
+                "the hourly quota of {} requests is spent",
+                u.quota.unwrap_or_default()
+            ),
+            u.reset,
+            &u,
+        )),
+        Decision::TooFast(u, wait) => Err(too_many(
+            format!(
+                "more than {} requests per second",
+                key.rate_per_sec.unwrap_or_default()
+            ),
+            wait.max(1),
+            &u,
+        )),
     }
 }
 
@@ -90,12 +113,15 @@ fn too_many(message: String, retry_after: u64, usage: &Usage) -> ApiError {
     ApiError {
         retry_after: Some(retry_after),
         headers: fields(usage),
-        ..ApiError::new(StatusCode::TOO_MANY_REQUESTS, format!("{message}; retry after {retry_after} s"))
+        ..ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("{message}; retry after {retry_after} s"),
+        )
     }
 }
 
 /// The `RateLimit-Policy` and `RateLimit` fields of a key with a quota.
-pub fn fields(u: &Usage) -> Vec<(&'static str, String)> {
+pub fn fields(u: &Usage) -> Fields {
     match (u.quota, u.remaining) {
         (Some(q), Some(r)) => vec![
             ("ratelimit-policy", format!("\"hour\";q={q};w=3600")),

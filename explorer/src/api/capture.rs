@@ -18,13 +18,16 @@ use super::state::AppState;
 /// Captures of the same bytes listed at most.
 const SAME_BYTES: usize = 100;
 
-pub(super) async fn capture(State(state): State<Arc<AppState>>, headers: HeaderMap, Path(id): Path<String>) -> Response {
+pub(super) async fn capture(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
     answer(state, &headers, move |s, caller| {
         let scope = caller.scope();
-        let (archive, item, stored) = s
-            .library
-            .capture(&id, &scope)?
-            .ok_or_else(|| ApiError::not_found(format!("no capture {id:?} (or not in your scope)")))?;
+        let (archive, item, stored) = s.library.capture(&id, &scope)?.ok_or_else(|| {
+            ApiError::not_found(format!("no capture {id:?} (or not in your scope)"))
+        })?;
         let dir = &s.library.archives()[archive].dir;
         let crate_doc = match &stored.crate_at {
             Some((file, offset, _)) => crate_json(dir, file, *offset),

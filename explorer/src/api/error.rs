@@ -23,7 +23,12 @@ pub struct ApiError {
 impl ApiError {
     /// An error with a status and a message.
     pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError { status, message: message.into(), retry_after: None, headers: Vec::new() }
+        ApiError {
+            status,
+            message: message.into(),
+            retry_after: None,
+            headers: Vec::new(),
+        }
     }
 
     /// 400 with what is wrong.
@@ -38,7 +43,10 @@ impl ApiError {
 
     /// 503 with Retry-After.
     pub fn unavailable(message: impl Into<String>, retry_after: u64) -> ApiError {
-        ApiError { retry_after: Some(retry_after), ..ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message) }
+        ApiError {
+            retry_after: Some(retry_after),
+            ..ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message)
+        }
     }
 }
 
@@ -47,7 +55,10 @@ impl From<SearchError> for ApiError {
         match e {
             SearchError::BadRequest(m) => ApiError::bad(m),
             SearchError::NotReady(archives) => ApiError::unavailable(
-                format!("the index of {} is being built; try again shortly", archives.join(", ")),
+                format!(
+                    "the index of {} is being built; try again shortly",
+                    archives.join(", ")
+                ),
                 5,
             ),
             other => {
@@ -72,7 +83,10 @@ impl IntoResponse for ApiError {
             } else {
                 "Bearer realm=\"modoai-explorer\""
             };
-            h.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+            h.insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static(challenge),
+            );
         }
         for (name, value) in self.headers {
             if let Ok(v) = HeaderValue::from_str(&value) {

@@ -13,7 +13,7 @@ use axum::http::StatusCode;
 use axum::routing::get;
 use axum::Router;
 
-pub use auth::{admit, fields as ratelimit_fields, Caller, Door};
+pub use auth::{admit, fields as ratelimit_fields, Caller, Door, Fields};
 pub use error::ApiError;
 pub use state::AppState;
 
@@ -30,6 +30,11 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/v1/me", get(routes::me))
         .route("/api/v1/openapi.json", get(routes::openapi))
         .merge(crate::memento::routes())
-        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such page; the API is under /api/v1/ (see /api/v1/openapi.json)") })
+        .fallback(|| async {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "no such page; the API is under /api/v1/ (see /api/v1/openapi.json)",
+            )
+        })
         .with_state(state)
 }

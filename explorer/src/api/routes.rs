@@ -22,7 +22,8 @@ pub(super) const MAX_CAPTURES: usize = 10_000;
 /// The query string as pairs; a query that is not `application/x-www-form-urlencoded` is 400.
 pub(super) fn pairs(query: Option<String>) -> Result<Vec<(String, String)>, ApiError> {
     let query = query.unwrap_or_default();
-    serde_urlencoded(&query).ok_or_else(|| ApiError::bad("the query string is not valid form encoding"))
+    serde_urlencoded(&query)
+        .ok_or_else(|| ApiError::bad("the query string is not valid form encoding"))
 }
 
 fn serde_urlencoded(q: &str) -> Option<Vec<(String, String)>> {
@@ -30,7 +31,10 @@ fn serde_urlencoded(q: &str) -> Option<Vec<(String, String)>> {
     for part in q.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = part.split_once('=').unwrap_or((part, ""));
         let decode = |s: &str| {
-            percent_encoding::percent_decode_str(&s.replace('+', " ")).decode_utf8().ok().map(|c| c.into_owned())
+            percent_encoding::percent_decode_str(&s.replace('+', " "))
+                .decode_utf8()
+                .ok()
+                .map(|c| c.into_owned())
         };
         out.push((decode(k)?, decode(v)?));
     }
@@ -66,21 +70,40 @@ pub(super) async fn answer<T: serde::Serialize + Send + 'static>(
 }
 
 /// `GET /api/v1/search`.
-pub(super) async fn search(State(state): State<Arc<AppState>>, headers: HeaderMap, RawQuery(q): RawQuery) -> Response {
+pub(super) async fn search(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    RawQuery(q): RawQuery,
+) -> Response {
     let params = match pairs(q).and_then(|p| SearchParams::parse(&p).map_err(ApiError::bad)) {
         Ok(p) => p,
         Err(e) => return e.into_response(),
     };
-    answer(state, &headers, move |s, caller| Ok(s.library.search(&params, &caller.scope())?)).await
+    answer(state, &headers, move |s, caller| {
+        Ok(s.library.search(&params, &caller.scope())?)
+    })
+    .await
 }
 
 /// `GET /api/v1/terms`: `size` is the number of words.
-pub(super) async fn terms(State(state): State<Arc<AppState>>, headers: HeaderMap, RawQuery(q): RawQuery) -> Response {
+pub(super) async fn terms(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    RawQuery(q): RawQuery,
+) -> Response {
     let parsed = pairs(q).and_then(|mut p| {
         let mut size = TERMS;
         if let Some(i) = p.iter().position(|(k, _)| k == "size") {
             let (_, v) = p.remove(i);
-            size = v.parse().ok().filter(|n| (1..=MAX_TERMS).contains(n)).ok_or_else(|| ApiError::bad(format!("size={v:?} is not a whole number from 1 to {MAX_TERMS}")))?;
+            size = v
+                .parse()
+                .ok()
+                .filter(|n| (1..=MAX_TERMS).contains(n))
+                .ok_or_else(|| {
+                    ApiError::bad(format!(
+                        "size={v:?} is not a whole number from 1 to {MAX_TERMS}"
+                    ))
+                })?;
         }
         Ok((SearchParams::parse(&p).map_err(ApiError::bad)?, size))
     });
@@ -88,11 +111,18 @@ pub(super) async fn terms(State(state): State<Arc<AppState>>, headers: HeaderMap
         Ok(p) => p,
         Err(e) => return e.into_response(),
     };
-    answer(state, &headers, move |s, caller| Ok(s.library.terms(&params, &caller.scope(), size)?)).await
+    answer(state, &headers, move |s, caller| {
+        Ok(s.library.terms(&params, &caller.scope(), size)?)
+    })
+    .await
 }
 
 /// `GET /api/v1/captures?url=`.
-pub(super) async fn captures(State(state): State<Arc<AppState>>, headers: HeaderMap, RawQuery(q): RawQuery) -> Response {
+pub(super) async fn captures(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    RawQuery(q): RawQuery,
+) -> Response {
     let url = match pairs(q) {
         Ok(p) => match p.as_slice() {
             [(k, v)] if k == "url" && !v.is_empty() => v.clone(),
@@ -113,7 +143,9 @@ pub(super) async fn me(State(state): State<Arc<AppState>>, headers: HeaderMap) -
         let scope = caller.scope();
         let visible = s.library.count(&scope)?;
         Ok(match caller {
-            Caller::Anonymous => json!({"name": null, "anonymous": true, "scope": [], "captures": visible}),
+            Caller::Anonymous => {
+                json!({"name": null, "anonymous": true, "scope": [], "captures": visible})
+            }
             Caller::Key(k) => {
                 let u = s.limits.usage(k);
                 json!({

@@ -26,7 +26,11 @@ pub struct AppState {
 
 impl AppState {
     /// The state of a server over `library`, its keys in `keys_path`.
-    pub fn new(library: Arc<Library>, access: AccessConfig, keys_path: PathBuf) -> Result<AppState, crate::keys::KeyError> {
+    pub fn new(
+        library: Arc<Library>,
+        access: AccessConfig,
+        keys_path: PathBuf,
+    ) -> Result<AppState, crate::keys::KeyError> {
         let keys = KeyFile::load(&keys_path)?;
         let mtime = mtime(&keys_path);
         Ok(AppState {
@@ -48,7 +52,9 @@ impl AppState {
             if now != keys.1 {
                 match KeyFile::load(&self.keys_path) {
                     Ok(k) => *keys = (k, now, Instant::now()),
-                    Err(e) => tracing::warn!(error = %e, "the key file cannot be read; keeping the keys loaded before"),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "the key file cannot be read; keeping the keys loaded before")
+                    }
                 }
             }
         }

@@ -8,9 +8,7 @@ use modoai_harvester::harvest::Facts;
 use modoai_harvester::warc::read_record;
 
 use super::{Capture, Findings, Planned, RecordAt};
-use crate::extract::{
-    first_line, keywords, language, pdf_text, text_of, TextKind, MAX_TEXT_INPUT,
-};
+use crate::extract::{first_line, keywords, language, pdf_text, text_of, TextKind, MAX_TEXT_INPUT};
 
 /// PDF bytes given to `pdftotext` at most (as the plugins' `max-input-bytes`): larger PDFs are
 /// indexed without text.
@@ -106,7 +104,11 @@ impl<'a> Loader<'a> {
             }
             kind => {
                 let mut bytes = Vec::new();
-                record.block.by_ref().take(MAX_TEXT_INPUT).read_to_end(&mut bytes)?;
+                record
+                    .block
+                    .by_ref()
+                    .take(MAX_TEXT_INPUT)
+                    .read_to_end(&mut bytes)?;
                 (capture.title, capture.text) = text_of(kind, &bytes);
                 Ok(())
             }

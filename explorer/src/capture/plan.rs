@@ -136,7 +136,11 @@ impl<'a> Planner<'a> {
                 datestamp: entry.datestamp.clone(),
                 mime: r.mime.clone(),
                 sets: entry.sets.clone(),
-                sha1: r.digest.strip_prefix("sha1:").unwrap_or(&r.digest).to_owned(),
+                sha1: r
+                    .digest
+                    .strip_prefix("sha1:")
+                    .unwrap_or(&r.digest)
+                    .to_owned(),
                 endpoint: entry.endpoint.clone(),
                 identifier: entry.identifier.clone(),
                 harvest: self.harvest(&r.file),

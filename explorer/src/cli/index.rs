@@ -36,24 +36,39 @@ pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<u8> {
     if args.commit_every == 0 {
         return Err(Usage("--commit-every must be at least 1".into()).into());
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()?;
     let mut options = BuildOptions::new(tools(args.plugins.as_deref())?, runtime.handle().clone());
     options.commit_every = args.commit_every;
     let cancel = std::sync::Arc::clone(&options.cancel);
     runtime.spawn(async move {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("a SIGTERM handler");
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("a SIGTERM handler");
         tokio::select! { _ = tokio::signal::ctrl_c() => {}, _ = term.recv() => {} }
         cancel.store(true, Ordering::Relaxed);
     });
     let library = Library::new(&args.archive, std::time::Duration::from_secs(1));
     let bar = Bar::new(quiet);
     for a in library.archives() {
-        let report = build(&a.dir, &a.name, &options, &bar).with_context(|| format!("cannot index {}", a.dir.display()))?;
+        let report = build(&a.dir, &a.name, &options, &bar)
+            .with_context(|| format!("cannot index {}", a.dir.display()))?;
         if !quiet {
-            let rebuilt = if report.rebuilt { " (the index was damaged and rebuilt)" } else { "" };
-            eprintln!("{}: {} captures added, {} in the index{rebuilt}", a.name, report.added, report.total);
+            let rebuilt = if report.rebuilt {
+                " (the index was damaged and rebuilt)"
+            } else {
+                ""
+            };
+            eprintln!(
+                "{}: {} captures added, {} in the index{rebuilt}",
+                a.name, report.added, report.total
+            );
             if report.problems > 0 {
-                eprintln!("{}: {} captures without text (their files could not be read as text)", a.name, report.problems);
+                eprintln!(
+                    "{}: {} captures without text (their files could not be read as text)",
+                    a.name, report.problems
+                );
             }
         }
     }

@@ -61,7 +61,9 @@ pub(crate) struct RevokeArgs {
 /// Parses `N/unit`.
 fn per(unit: &'static str) -> impl Fn(&str) -> Result<f64, String> + Clone {
     move |s: &str| {
-        let n = s.strip_suffix(&format!("/{unit}")).ok_or_else(|| format!("{s:?}: write it as N/{unit}"))?;
+        let n = s
+            .strip_suffix(&format!("/{unit}"))
+            .ok_or_else(|| format!("{s:?}: write it as N/{unit}"))?;
         match n.parse::<f64>() {
             Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
             _ => Err(format!("{s:?}: N must be a number above 0")),
@@ -76,18 +78,39 @@ pub(crate) fn run(command: KeysCommand) -> anyhow::Result<u8> {
                 return Err(Usage("--quota is a whole number of requests per hour".into()).into());
             }
             let mut file = KeyFile::load(&a.file.keys)?;
-            let key = file.add(&a.name, a.quota.map(|q| q as u64), a.rate, a.allow).map_err(|e| Usage(e.to_string()))?;
+            let key = file
+                .add(&a.name, a.quota.map(|q| q as u64), a.rate, a.allow)
+                .map_err(|e| Usage(e.to_string()))?;
             println!("{key}");
-            eprintln!("key {:?} added to {}; give it to its holder now: it is not shown again", a.name, a.file.keys.display());
+            eprintln!(
+                "key {:?} added to {}; give it to its holder now: it is not shown again",
+                a.name,
+                a.file.keys.display()
+            );
             Ok(EXIT_OK)
         }
         KeysCommand::List(f) => {
             let file = KeyFile::load(&f.keys)?;
             for k in file.keys() {
-                let quota = k.quota_per_hour.map_or("no quota".to_owned(), |q| format!("{q}/hour"));
-                let rate = k.rate_per_sec.map_or("no rate limit".to_owned(), |r| format!("{r}/s"));
-                let scope = if k.allow.is_empty() { "everything".to_owned() } else { k.allow.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ") };
-                println!("{}\t{quota}\t{rate}\t{scope}\tcreated {}", k.name, k.created);
+                let quota = k
+                    .quota_per_hour
+                    .map_or("no quota".to_owned(), |q| format!("{q}/hour"));
+                let rate = k
+                    .rate_per_sec
+                    .map_or("no rate limit".to_owned(), |r| format!("{r}/s"));
+                let scope = if k.allow.is_empty() {
+                    "everything".to_owned()
+                } else {
+                    k.allow
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                println!(
+                    "{}\t{quota}\t{rate}\t{scope}\tcreated {}",
+                    k.name, k.created
+                );
             }
             Ok(EXIT_OK)
         }

@@ -76,12 +76,23 @@ pub fn exit_code(error: &anyhow::Error) -> u8 {
         e.is::<Usage>()
             || e.is::<crate::config::ConfigError>()
             || e.is::<crate::keys::KeyError>()
-            || matches!(e.downcast_ref(), Some(crate::ExplorerError::Archive(modoai_harvester::archive::ReadError::NotAnArchive(_))))
-            || matches!(e.downcast_ref(), Some(modoai_harvester::archive::ReadError::NotAnArchive(_)))
+            || matches!(
+                e.downcast_ref(),
+                Some(crate::ExplorerError::Archive(
+                    modoai_harvester::archive::ReadError::NotAnArchive(_)
+                ))
+            )
+            || matches!(
+                e.downcast_ref(),
+                Some(modoai_harvester::archive::ReadError::NotAnArchive(_))
+            )
     });
     if usage {
         EXIT_USAGE
-    } else if error.chain().any(|e| matches!(e.downcast_ref(), Some(crate::ExplorerError::Interrupted))) {
+    } else if error
+        .chain()
+        .any(|e| matches!(e.downcast_ref(), Some(crate::ExplorerError::Interrupted)))
+    {
         EXIT_INTERRUPTED
     } else {
         EXIT_FAILED
@@ -101,15 +112,22 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
 fn init_logging(quiet: bool) {
     use std::io::IsTerminal;
     let default = if quiet { "error" } else { "warn" };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let colours = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(colours).init();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let colours = std::io::stderr().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(colours)
+        .init();
 }
 
 /// The archive folders given with `--archive`, each checked to be an archive.
 pub(crate) fn archives(dirs: &[PathBuf]) -> anyhow::Result<()> {
     for d in dirs {
-        modoai_harvester::archive::Reader::open(d).map_err(|e| Usage(format!("--archive {}: {e}", d.display())))?;
+        modoai_harvester::archive::Reader::open(d)
+            .map_err(|e| Usage(format!("--archive {}: {e}", d.display())))?;
     }
     Ok(())
 }

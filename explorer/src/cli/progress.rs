@@ -10,10 +10,19 @@ pub(crate) struct Bar(ProgressBar);
 
 impl Bar {
     pub(crate) fn new(quiet: bool) -> Bar {
-        let bar = ProgressBar::with_draw_target(None, if quiet { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() });
+        let bar = ProgressBar::with_draw_target(
+            None,
+            if quiet {
+                ProgressDrawTarget::hidden()
+            } else {
+                ProgressDrawTarget::stderr()
+            },
+        );
         bar.set_style(
-            ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {percent}% {msg}")
-                .expect("a valid template"),
+            ProgressStyle::with_template(
+                "{prefix} [{elapsed_precise}] {wide_bar} {percent}% {msg}",
+            )
+            .expect("a valid template"),
         );
         Bar(bar)
     }

@@ -47,8 +47,15 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<u8> {
         Some(p) => ServeConfig::load(p)?,
         None => ServeConfig::default(),
     };
-    let keys = args.keys.clone().or(config.access.keys.clone()).unwrap_or_else(|| PathBuf::from(DEFAULT_KEYS));
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let keys = args
+        .keys
+        .clone()
+        .or(config.access.keys.clone())
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_KEYS));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
     let library = Arc::new(library(&args.archive, config.budget())?);
     let state = Arc::new(AppState::new(library, config.access.clone(), keys)?);
     let mut options = BuildOptions::new(tools(args.plugins.as_deref())?, runtime.handle().clone());
@@ -61,10 +68,14 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<u8> {
         let addr = listener.local_addr()?;
         eprintln!("modoai-explorer: serving http://{addr}/api/v1/search");
         let shutdown = async {
-            let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("a SIGTERM handler");
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                    .expect("a SIGTERM handler");
             tokio::select! { _ = tokio::signal::ctrl_c() => {}, _ = term.recv() => {} }
         };
-        serve(listener, state, options, refresh, shutdown).await.context("the server failed")?;
+        serve(listener, state, options, refresh, shutdown)
+            .await
+            .context("the server failed")?;
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(EXIT_OK)

@@ -14,7 +14,9 @@ pub(super) fn title_and_text(html: &str) -> (String, String) {
         let Node::Text(t) = node.value() else {
             continue;
         };
-        let parent = node.parent().and_then(|p| p.value().as_element().map(|e| e.name()));
+        let parent = node
+            .parent()
+            .and_then(|p| p.value().as_element().map(|e| e.name()));
         if parent == Some("title") && title.is_empty() {
             title = squeeze(t);
             continue;

@@ -17,7 +17,7 @@ pub fn keywords(text: &str) -> Vec<String> {
     while let Some(token) = stream.next() {
         let word = &token.text;
         let chars = word.chars().count();
-        let cjk = word.chars().any(|c| !c.is_ascii());
+        let cjk = !word.is_ascii();
         if (chars >= 3 || (cjk && chars >= 2)) && !word.chars().all(|c| c.is_ascii_digit()) {
             *counts.entry(word.clone()).or_default() += 1;
         }
@@ -36,7 +36,10 @@ mod tests {
         let k = keywords("The sunset, the sunset over the sea. Sunset and sea and sky 2024.");
         assert_eq!(k[..2], ["sunset", "sea"]);
         assert!(k.contains(&"sky".to_owned()), "{k:?}");
-        assert!(!k.iter().any(|w| w == "the" || w == "and" || w == "2024"), "{k:?}");
+        assert!(
+            !k.iter().any(|w| w == "the" || w == "and" || w == "2024"),
+            "{k:?}"
+        );
         let k = keywords("北京是中华人民共和国的首都。北京很大。");
         assert_eq!(k[0], "北京");
     }

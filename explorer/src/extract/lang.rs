@@ -6,7 +6,10 @@ const SAMPLE: usize = 2048;
 /// The ISO 639-3 code of the language of `text` (`eng`, `cmn`, `jpn`, …) when whatlang is
 /// confident enough of it; `None` for a text too short or too mixed to tell.
 pub fn language(text: &str) -> Option<String> {
-    let end = text.char_indices().nth(SAMPLE).map_or(text.len(), |(i, _)| i);
+    let end = text
+        .char_indices()
+        .nth(SAMPLE)
+        .map_or(text.len(), |(i, _)| i);
     let info = whatlang::detect(&text[..end])?;
     let letters = text[..end].chars().filter(|c| c.is_alphabetic()).count();
     // whatlang's own "reliable" rejects a clear English sentence of 60 letters (confidence
@@ -23,11 +26,18 @@ mod tests {
     #[test]
     fn languages() {
         assert_eq!(
-            language("The quick brown fox jumps over the lazy dog near the river bank today.").as_deref(),
+            language("The quick brown fox jumps over the lazy dog near the river bank today.")
+                .as_deref(),
             Some("eng")
         );
-        assert_eq!(language("北京是中华人民共和国的首都，也是政治和文化中心。").as_deref(), Some("cmn"));
-        assert_eq!(language("東京は日本の首都です。多くの人が住んでいます。").as_deref(), Some("jpn"));
+        assert_eq!(
+            language("北京是中华人民共和国的首都，也是政治和文化中心。").as_deref(),
+            Some("cmn")
+        );
+        assert_eq!(
+            language("東京は日本の首都です。多くの人が住んでいます。").as_deref(),
+            Some("jpn")
+        );
         assert_eq!(language(""), None);
         assert_eq!(language("IMG 2024"), None);
     }

@@ -84,7 +84,10 @@ mod tests {
         assert_eq!(TextKind::of("text/csv"), TextKind::Plain);
         assert_eq!(TextKind::of("application/pdf"), TextKind::Pdf);
         assert_eq!(TextKind::of("image/jpeg"), TextKind::None);
-        assert_eq!(text_of(TextKind::None, b"x"), (String::new(), String::new()));
+        assert_eq!(
+            text_of(TextKind::None, b"x"),
+            (String::new(), String::new())
+        );
         assert_eq!(first_line("\n  \n Title here \nrest"), "Title here");
     }
 }

@@ -49,7 +49,9 @@ pub async fn pdf_text(tools: &ToolRunner, path: &Path) -> Result<String, PdfErro
         other => {
             let stderr = String::from_utf8_lossy(&run.stderr);
             let line = stderr.lines().next().unwrap_or_default();
-            Err(PdfError::Failed(format!("{other:?} {line}").trim().to_owned()))
+            Err(PdfError::Failed(
+                format!("{other:?} {line}").trim().to_owned(),
+            ))
         }
     }
 }

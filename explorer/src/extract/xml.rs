@@ -14,10 +14,15 @@ pub(super) fn title_and_text(bytes: &[u8]) -> (String, String) {
     loop {
         buf.clear();
         match reader.read_event_into(&mut buf) {
-            Ok(Event::Start(e)) => in_title = e.local_name().as_ref() == b"title" && title.is_empty(),
+            Ok(Event::Start(e)) => {
+                in_title = e.local_name().as_ref() == b"title" && title.is_empty()
+            }
             Ok(Event::End(_)) => in_title = false,
             Ok(Event::Text(t)) => {
-                let s = t.xml10_content().map(|c| c.into_owned()).unwrap_or_default();
+                let s = t
+                    .xml10_content()
+                    .map(|c| c.into_owned())
+                    .unwrap_or_default();
                 push(&mut title, &mut text, in_title, &s);
             }
             Ok(Event::CData(t)) => {

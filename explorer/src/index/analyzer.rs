@@ -105,10 +105,16 @@ mod tests {
             ["the", "run", "fox"]
         );
         let zh = tokens(text_analyzer(), "北京是中华人民共和国的首都。");
-        assert!(zh.contains(&"北京".to_owned()) && zh.contains(&"首都".to_owned()), "{zh:?}");
+        assert!(
+            zh.contains(&"北京".to_owned()) && zh.contains(&"首都".to_owned()),
+            "{zh:?}"
+        );
         assert!(!zh.iter().any(|t| t == "。"), "{zh:?}");
         let ja = tokens(text_analyzer(), "東京は日本の首都です");
         assert!(ja.contains(&"首都".to_owned()), "{ja:?}");
-        assert_eq!(tokens(keyword_analyzer(), "The running foxes"), ["running", "foxes"]);
+        assert_eq!(
+            tokens(keyword_analyzer(), "The running foxes"),
+            ["running", "foxes"]
+        );
     }
 }

@@ -117,7 +117,16 @@ pub fn build(
             e => ExplorerError::index(index.path())(e),
         })?;
     progress.begin(name, reader.ledger_len() - start.ledger);
-    let result = run(&reader, name, &index, &mut writer, start, options, progress, &mut report);
+    let result = run(
+        &reader,
+        name,
+        &index,
+        &mut writer,
+        start,
+        options,
+        progress,
+        &mut report,
+    );
     progress.end();
     writer
         .wait_merging_threads()

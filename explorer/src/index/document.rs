@@ -15,7 +15,10 @@ pub fn document(f: &Fields, c: &Capture) -> TantivyDocument {
     d.add_text(f.surt, &p.surt);
     d.add_text(f.host, &p.host);
     d.add_text(f.path, &p.path);
-    d.add_date(f.time, DateTime::from_timestamp_secs(p.time.unix_timestamp()));
+    d.add_date(
+        f.time,
+        DateTime::from_timestamp_secs(p.time.unix_timestamp()),
+    );
     let day = p
         .time
         .format(format_description!("[year]-[month]-[day]"))
@@ -42,7 +45,10 @@ pub fn document(f: &Fields, c: &Capture) -> TantivyDocument {
     d.add_u64(f.offset, p.record.offset);
     d.add_u64(f.length, p.record.length);
     if let Some(at) = &p.crate_record {
-        d.add_text(f.crate_at, format!("{} {} {}", at.file, at.offset, at.length));
+        d.add_text(
+            f.crate_at,
+            format!("{} {} {}", at.file, at.offset, at.length),
+        );
     }
     d.add_text(f.title, &c.title);
     d.add_text(f.text, &c.text);

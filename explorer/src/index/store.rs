@@ -96,8 +96,8 @@ impl ArchiveIndex {
             path: path.clone(),
             source: e.into(),
         })?;
-        let index = Index::create(dir, schema, Default::default())
-            .map_err(ExplorerError::index(&path))?;
+        let index =
+            Index::create(dir, schema, Default::default()).map_err(ExplorerError::index(&path))?;
         let created = ArchiveIndex {
             path,
             index,

@@ -45,7 +45,10 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { windows: Mutex::new(HashMap::new()), buckets: Buckets::new(100_000) }
+        Limits {
+            windows: Mutex::new(HashMap::new()),
+            buckets: Buckets::new(100_000),
+        }
     }
 }
 
@@ -58,7 +61,10 @@ impl Limits {
             return Decision::QuotaSpent(usage);
         }
         if let Some(per_sec) = key.rate_per_sec {
-            let rate = Rate { per_sec, burst: per_sec.ceil().max(1.0) as u32 };
+            let rate = Rate {
+                per_sec,
+                burst: per_sec.ceil().max(1.0) as u32,
+            };
             if let Err(wait) = self.buckets.take(&key.name, rate, now) {
                 return Decision::TooFast(usage, wait.as_secs_f64().ceil().max(1.0) as u64);
             }
@@ -99,7 +105,14 @@ mod tests {
     use super::*;
 
     fn key(quota: Option<u64>, rate: Option<f64>) -> ApiKey {
-        ApiKey { name: "k".into(), digest: String::new(), quota_per_hour: quota, rate_per_sec: rate, allow: vec![], created: String::new() }
+        ApiKey {
+            name: "k".into(),
+            digest: String::new(),
+            quota_per_hour: quota,
+            rate_per_sec: rate,
+            allow: vec![],
+            created: String::new(),
+        }
     }
 
     #[tokio::test(start_paused = true)]

@@ -84,7 +84,12 @@ impl KeyFile {
         let text = match fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(source) => return Err(KeyError::Io { path: path.to_owned(), source }),
+            Err(source) => {
+                return Err(KeyError::Io {
+                    path: path.to_owned(),
+                    source,
+                })
+            }
         };
         let file: File = toml::from_str(&text).map_err(|e| KeyError::Syntax {
             path: path.to_owned(),
@@ -98,7 +103,10 @@ impl KeyFile {
             })?;
             keys.push((k, digest));
         }
-        Ok(KeyFile { path: path.to_owned(), keys })
+        Ok(KeyFile {
+            path: path.to_owned(),
+            keys,
+        })
     }
 
     /// The keys, in the file's order.
@@ -119,12 +127,22 @@ impl KeyFile {
     }
 
     /// Makes a new key named `name` and saves the file; returns the key (shown once).
-    pub fn add(&mut self, name: &str, quota_per_hour: Option<u64>, rate_per_sec: Option<f64>, allow: Vec<Filter>) -> Result<String, KeyError> {
+    pub fn add(
+        &mut self,
+        name: &str,
+        quota_per_hour: Option<u64>,
+        rate_per_sec: Option<f64>,
+        allow: Vec<Filter>,
+    ) -> Result<String, KeyError> {
         if name.is_empty() || name.chars().any(|c| c.is_control() || c.is_whitespace()) {
-            return Err(KeyError::Invalid(format!("{name:?}: a key name is one word")));
+            return Err(KeyError::Invalid(format!(
+                "{name:?}: a key name is one word"
+            )));
         }
         if self.keys().any(|k| k.name == name) {
-            return Err(KeyError::Invalid(format!("a key named {name:?} exists; revoke it first or choose another name")));
+            return Err(KeyError::Invalid(format!(
+                "a key named {name:?} exists; revoke it first or choose another name"
+            )));
         }
         if quota_per_hour == Some(0) {
             return Err(KeyError::Invalid("--quota must be at least 1/hour".into()));
@@ -139,7 +157,14 @@ impl KeyFile {
             .unwrap_or_else(|_| time::OffsetDateTime::now_utc())
             .format(&time::format_description::well_known::Rfc3339)
             .unwrap_or_default();
-        let stored = ApiKey { name: name.to_owned(), digest: digest.clone(), quota_per_hour, rate_per_sec, allow, created };
+        let stored = ApiKey {
+            name: name.to_owned(),
+            digest: digest.clone(),
+            quota_per_hour,
+            rate_per_sec,
+            allow,
+            created,
+        };
         let parsed = KeyDigest::parse(&digest).map_err(|e| KeyError::Invalid(e.to_string()))?;
         self.keys.push((stored, parsed));
         self.save()?;
@@ -159,10 +184,19 @@ impl KeyFile {
 
     /// Writes the file whole, readable by its owner only, replacing the old one atomically.
     fn save(&self) -> Result<(), KeyError> {
-        let io = |source| KeyError::Io { path: self.path.clone(), source };
-        let file = File { key: self.keys().cloned().collect() };
+        let io = |source| KeyError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        let file = File {
+            key: self.keys().cloned().collect(),
+        };
         let text = toml::to_string(&file).map_err(|e| KeyError::Invalid(e.to_string()))?;
-        let dir = self.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = self
+            .path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
         tmp.write_all(b"# API keys of modoai-explorer: written by `modoai-explorer keys`; keys are stored as SHA-256 digests.\n").map_err(io)?;
         tmp.write_all(text.as_bytes()).map_err(io)?;
@@ -181,12 +215,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("keys.toml");
         let mut file = KeyFile::load(&path).unwrap();
-        let key = file.add("alice", Some(100), Some(2.0), vec!["host:a.org".parse().unwrap()]).unwrap();
+        let key = file
+            .add(
+                "alice",
+                Some(100),
+                Some(2.0),
+                vec!["host:a.org".parse().unwrap()],
+            )
+            .unwrap();
         let text = fs::read_to_string(&path).unwrap();
         assert!(!text.contains(&key), "only the digest is stored");
         let file = KeyFile::load(&path).unwrap();
         let alice = file.find(&key).unwrap();
-        assert_eq!((alice.name.as_str(), alice.quota_per_hour), ("alice", Some(100)));
+        assert_eq!(
+            (alice.name.as_str(), alice.quota_per_hour),
+            ("alice", Some(100))
+        );
         assert_eq!(alice.scope().0.len(), 1);
         assert!(file.find("not-the-key-not-the-key-not-the-key").is_none());
         let mut file = file;

@@ -25,9 +25,12 @@ pub fn parse_timestamp14(digits: &str) -> Option<OffsetDateTime> {
         b[7] = b'1';
     }
     let s = String::from_utf8(b).ok()?;
-    PrimitiveDateTime::parse(&s, format_description!("[year][month][day][hour][minute][second]"))
-        .ok()
-        .map(PrimitiveDateTime::assume_utc)
+    PrimitiveDateTime::parse(
+        &s,
+        format_description!("[year][month][day][hour][minute][second]"),
+    )
+    .ok()
+    .map(PrimitiveDateTime::assume_utc)
 }
 
 /// An HTTP-date (`Tue, 20 Mar 2001 20:35:00 GMT`).
@@ -41,7 +44,9 @@ pub fn parse_http_date(value: &str) -> Option<OffsetDateTime> {
     if !value.ends_with(" GMT") || !value.contains(',') {
         return None;
     }
-    httpdate::parse_http_date(value).ok().map(OffsetDateTime::from)
+    httpdate::parse_http_date(value)
+        .ok()
+        .map(OffsetDateTime::from)
 }
 
 #[cfg(test)]
@@ -53,11 +58,22 @@ mod tests {
         let t = parse_http_date("Tue, 20 Mar 2001 20:35:00 GMT").unwrap();
         assert_eq!(timestamp14(t), "20010320203500");
         assert_eq!(http_date(t), "Tue, 20 Mar 2001 20:35:00 GMT");
-        for bad in ["2001-03-20", "Tue, 20 Mar 2001 20:35:00", "yesterday", "Tuesday, 20-Mar-01 20:35:00 GMT"] {
+        for bad in [
+            "2001-03-20",
+            "Tue, 20 Mar 2001 20:35:00",
+            "yesterday",
+            "Tuesday, 20-Mar-01 20:35:00 GMT",
+        ] {
             assert!(parse_http_date(bad).is_none(), "{bad}");
         }
-        assert_eq!(timestamp14(parse_timestamp14("2024").unwrap()), "20240101000000");
-        assert_eq!(timestamp14(parse_timestamp14("20240502").unwrap()), "20240502000000");
+        assert_eq!(
+            timestamp14(parse_timestamp14("2024").unwrap()),
+            "20240101000000"
+        );
+        assert_eq!(
+            timestamp14(parse_timestamp14("20240502").unwrap()),
+            "20240502000000"
+        );
         assert!(parse_timestamp14("2024x").is_none());
         assert!(parse_timestamp14("20241399000000").is_none());
     }

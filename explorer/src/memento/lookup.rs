@@ -51,20 +51,36 @@ pub fn mementos(library: &Library, uri: &str, scope: &Scope) -> Result<Vec<Memen
             })
             .collect()
     };
-    out.sort_by(|a, b| (&a.timestamp, a.archive, &a.file, a.offset).cmp(&(&b.timestamp, b.archive, &b.file, b.offset)));
+    out.sort_by(|a, b| {
+        (&a.timestamp, a.archive, &a.file, a.offset).cmp(&(
+            &b.timestamp,
+            b.archive,
+            &b.file,
+            b.offset,
+        ))
+    });
     out.dedup_by(|a, b| a.archive == b.archive && a.file == b.file && a.offset == b.offset);
     Ok(out)
 }
 
 fn from_cdxj(library: &Library, uri: &str) -> Result<Vec<Memento>, ApiError> {
-    let key = surt(uri).map_err(|e| ApiError::bad(format!("{uri:?} is not a URI an archive holds: {e}")))?;
+    let key = surt(uri)
+        .map_err(|e| ApiError::bad(format!("{uri:?} is not a URI an archive holds: {e}")))?;
     let mut out = Vec::new();
     for (i, a) in library.archives().iter().enumerate() {
         let reader = Reader::open(&a.dir).map_err(|e| unreadable(&a.name, &e))?;
-        let mut lines = CdxjIndex::open(reader.layout().index()).lookup(&key).map_err(|e| unreadable(&a.name, &e))?;
+        let mut lines = CdxjIndex::open(reader.layout().index())
+            .lookup(&key)
+            .map_err(|e| unreadable(&a.name, &e))?;
         for entry in reader.unindexed().map_err(|e| unreadable(&a.name, &e))? {
             let entry = entry.map_err(|e| unreadable(&a.name, &e))?;
-            lines.extend(entry.records.iter().filter_map(Written::cdxj).filter(|l| l.surt == key));
+            lines.extend(
+                entry
+                    .records
+                    .iter()
+                    .filter_map(Written::cdxj)
+                    .filter(|l| l.surt == key),
+            );
         }
         out.extend(lines.iter().filter_map(|l| memento(i, l)));
     }
@@ -90,5 +106,7 @@ fn unreadable(name: &str, e: &dyn std::fmt::Display) -> ApiError {
 
 /// The memento closest to `at` (the earlier one of two as close).
 pub fn closest(mementos: &[Memento], at: OffsetDateTime) -> Option<&Memento> {
-    mementos.iter().min_by_key(|m| ((m.time - at).abs(), m.time))
+    mementos
+        .iter()
+        .min_by_key(|m| ((m.time - at).abs(), m.time))
 }

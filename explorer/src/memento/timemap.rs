@@ -41,14 +41,26 @@ impl Urls<'_> {
 /// The link-format TimeMap: original, self (with from/until), timegate, then every memento.
 pub fn link_format(urls: &Urls<'_>, mementos: &[Memento]) -> String {
     let mut out = format!("<{}>; rel=\"original\",\n", urls.uri);
-    out.push_str(&format!("<{}>; rel=\"self\"; type=\"application/link-format\"", urls.timemap("link")));
+    out.push_str(&format!(
+        "<{}>; rel=\"self\"; type=\"application/link-format\"",
+        urls.timemap("link")
+    ));
     if let (Some(first), Some(last)) = (mementos.first(), mementos.last()) {
-        out.push_str(&format!("; from=\"{}\"; until=\"{}\"", http_date(first.time), http_date(last.time)));
+        out.push_str(&format!(
+            "; from=\"{}\"; until=\"{}\"",
+            http_date(first.time),
+            http_date(last.time)
+        ));
     }
     out.push_str(&format!(",\n<{}>; rel=\"timegate\"", urls.timegate()));
     let n = mementos.len();
     for (i, m) in mementos.iter().enumerate() {
-        out.push_str(&format!(",\n<{}>; rel=\"{}\"; datetime=\"{}\"", urls.memento(m), rel(i, n), http_date(m.time)));
+        out.push_str(&format!(
+            ",\n<{}>; rel=\"{}\"; datetime=\"{}\"",
+            urls.memento(m),
+            rel(i, n),
+            http_date(m.time)
+        ));
     }
     out.push('\n');
     out
@@ -79,7 +91,11 @@ pub fn link_header(urls: &Urls<'_>, m: Option<(&Memento, &'static str)>) -> Stri
         urls.timemap("link")
     );
     if let Some((m, rel)) = m {
-        out.push_str(&format!(", <{}>; rel=\"{rel}\"; datetime=\"{}\"", urls.memento(m), http_date(m.time)));
+        out.push_str(&format!(
+            ", <{}>; rel=\"{rel}\"; datetime=\"{}\"",
+            urls.memento(m),
+            http_date(m.time)
+        ));
     }
     out
 }

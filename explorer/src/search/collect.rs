@@ -9,7 +9,9 @@ use std::time::Instant;
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::{Column, StrColumn};
 use tantivy::query::Weight;
-use tantivy::{DateTime, DocAddress, DocId, DocSet, Score, SegmentOrdinal, SegmentReader, TERMINATED};
+use tantivy::{
+    DateTime, DocAddress, DocId, DocSet, Score, SegmentOrdinal, SegmentReader, TERMINATED,
+};
 
 use super::facet::Facet;
 use super::params::Sort;
@@ -94,7 +96,11 @@ impl Collector for Gather {
     type Fruit = Gathered;
     type Child = GatherSegment;
 
-    fn for_segment(&self, segment: SegmentOrdinal, reader: &SegmentReader) -> tantivy::Result<GatherSegment> {
+    fn for_segment(
+        &self,
+        segment: SegmentOrdinal,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<GatherSegment> {
         let fast = reader.fast_fields();
         let time = match self.sort {
             Sort::Relevance => None,
@@ -133,7 +139,12 @@ impl Collector for Gather {
     /// Visits the matches one by one, looking at the clock every 1,024 of them: past the
     /// deadline, the rest of the segment (and later segments) are left out and the result is
     /// marked partial.
-    fn collect_segment(&self, weight: &dyn Weight, segment: u32, reader: &SegmentReader) -> tantivy::Result<Gathered> {
+    fn collect_segment(
+        &self,
+        weight: &dyn Weight,
+        segment: u32,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<Gathered> {
         let mut child = self.for_segment(segment, reader)?;
         if Instant::now() >= self.deadline {
             child.partial = true;
@@ -168,8 +179,12 @@ impl SegmentCollector for GatherSegment {
         if self.top > 0 {
             let key = match (self.sort, &self.time) {
                 (Sort::Relevance, _) | (_, None) => f64::from(score),
-                (Sort::Newest, Some(t)) => t.first(doc).map_or(f64::MIN, |d| d.into_timestamp_secs() as f64),
-                (Sort::Oldest, Some(t)) => t.first(doc).map_or(f64::MIN, |d| -(d.into_timestamp_secs() as f64)),
+                (Sort::Newest, Some(t)) => t
+                    .first(doc)
+                    .map_or(f64::MIN, |d| d.into_timestamp_secs() as f64),
+                (Sort::Oldest, Some(t)) => t
+                    .first(doc)
+                    .map_or(f64::MIN, |d| -(d.into_timestamp_secs() as f64)),
             };
             if self.heap.len() < self.top {
                 self.heap.push(Hit(key, doc));

@@ -124,6 +124,9 @@ mod tests {
         for f in ALL {
             assert_eq!(f.name().parse::<Facet>(), Ok(f));
         }
-        assert!("colour".parse::<Facet>().unwrap_err().contains("year, month"));
+        assert!("colour"
+            .parse::<Facet>()
+            .unwrap_err()
+            .contains("year, month"));
     }
 }

@@ -102,7 +102,9 @@ fn text(doc: &TantivyDocument, f: Field) -> Option<String> {
 }
 
 fn num(doc: &TantivyDocument, f: Field) -> u64 {
-    doc.get_first(f).and_then(|v| v.as_u64()).unwrap_or_default()
+    doc.get_first(f)
+        .and_then(|v| v.as_u64())
+        .unwrap_or_default()
 }
 
 impl Item {
@@ -132,7 +134,11 @@ impl Item {
             harvest: s(f.harvest),
             endpoint: s(f.endpoint),
             identifier: s(f.identifier),
-            sets: doc.get_all(f.set).filter_map(|v| v.as_str()).map(str::to_owned).collect(),
+            sets: doc
+                .get_all(f.set)
+                .filter_map(|v| v.as_str())
+                .map(str::to_owned)
+                .collect(),
             kind: s(f.kind),
             pwid: text(doc, f.pwid),
             lang: text(doc, f.lang),

@@ -58,7 +58,9 @@ struct Opened {
 
 impl std::fmt::Debug for Opened {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Opened").field("index", &self.index).finish_non_exhaustive()
+        f.debug_struct("Opened")
+            .field("index", &self.index)
+            .finish_non_exhaustive()
     }
 }
 
@@ -89,11 +91,17 @@ impl Served {
 
     /// Whether it has an index to search.
     pub fn is_ready(&self) -> bool {
-        self.opened.read().unwrap_or_else(PoisonError::into_inner).is_some()
+        self.opened
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
     }
 
     fn opened(&self) -> Option<Opened> {
-        self.opened.read().unwrap_or_else(PoisonError::into_inner).clone()
+        self.opened
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Makes the searcher see the last commit now.
@@ -159,7 +167,13 @@ impl Library {
     }
 
     /// Runs `params` in every archive of `scope`, gathering `top` hits.
-    fn run(&self, params: &SearchParams, scope: &Scope, top: usize, facets: Vec<Facet>) -> Result<Vec<Part>, SearchError> {
+    fn run(
+        &self,
+        params: &SearchParams,
+        scope: &Scope,
+        top: usize,
+        facets: Vec<Facet>,
+    ) -> Result<Vec<Part>, SearchError> {
         let waiting = self.not_ready(scope);
         if !waiting.is_empty() {
             return Err(SearchError::NotReady(waiting));
@@ -178,10 +192,16 @@ impl Library {
             }
             let Some(o) = a.opened() else { continue };
             let fields = o.index.fields();
-            let query = build(o.index.index(), &fields, params, scope).map_err(SearchError::BadRequest)?;
+            let query =
+                build(o.index.index(), &fields, params, scope).map_err(SearchError::BadRequest)?;
             let searcher = o.reader.searcher();
             let gathered = searcher.search(&*query, &gather)?;
-            parts.push(Part { searcher, fields, query, gathered });
+            parts.push(Part {
+                searcher,
+                fields,
+                query,
+                gathered,
+            });
         }
         Ok(parts)
     }
@@ -190,13 +210,23 @@ impl Library {
     pub fn search(&self, params: &SearchParams, scope: &Scope) -> Result<Page, SearchError> {
         let started = Instant::now();
         let window = (params.page + 1) * params.size;
-        let top = if params.group_sha1 { window * 4 } else { window };
+        let top = if params.group_sha1 {
+            window * 4
+        } else {
+            window
+        };
         let parts = self.run(params, scope, top, params.facets.clone())?;
         let mut all = Gathered::default();
         let mut hits: Vec<(f64, usize, tantivy::DocAddress)> = Vec::new();
         for (p, part) in parts.iter().enumerate() {
             hits.extend(part.gathered.hits.iter().map(|(k, a)| (*k, p, *a)));
-            all.merge(Gathered { hits: Vec::new(), ..part.gathered.clone() }, 0);
+            all.merge(
+                Gathered {
+                    hits: Vec::new(),
+                    ..part.gathered.clone()
+                },
+                0,
+            );
         }
         hits.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut seen = HashSet::new();
@@ -240,7 +270,12 @@ impl Library {
     }
 
     /// The most frequent words among the best matches.
-    pub fn terms(&self, params: &SearchParams, scope: &Scope, size: usize) -> Result<Terms, SearchError> {
+    pub fn terms(
+        &self,
+        params: &SearchParams,
+        scope: &Scope,
+        size: usize,
+    ) -> Result<Terms, SearchError> {
         let parts = self.run(params, scope, TERMS_SAMPLE, Vec::new())?;
         let mut hits: Vec<(f64, usize, tantivy::DocAddress)> = Vec::new();
         let (mut total, mut partial) = (0, false);
@@ -263,14 +298,28 @@ impl Library {
                 }
             }
         }
-        let mut terms: Vec<Word> = counts.into_iter().map(|(term, count)| Word { term, count }).collect();
+        let mut terms: Vec<Word> = counts
+            .into_iter()
+            .map(|(term, count)| Word { term, count })
+            .collect();
         terms.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.term.cmp(&b.term)));
         terms.truncate(size);
-        Ok(Terms { total, sampled: hits.len() as u64, partial, terms })
+        Ok(Terms {
+            total,
+            sampled: hits.len() as u64,
+            partial,
+            terms,
+        })
     }
 
     /// Captures of one exact value of a facet-like field (`url`, `id`, `sha1`), oldest first.
-    fn exact(&self, field: fn(&Fields) -> tantivy::schema::Field, value: &str, scope: &Scope, limit: usize) -> Result<Vec<(usize, Item, Stored)>, SearchError> {
+    fn exact(
+        &self,
+        field: fn(&Fields) -> tantivy::schema::Field,
+        value: &str,
+        scope: &Scope,
+        limit: usize,
+    ) -> Result<Vec<(usize, Item, Stored)>, SearchError> {
         let mut out = Vec::new();
         for (i, a) in self.archives.iter().enumerate() {
             if !scope.admits(Facet::Archive, &a.name) {
@@ -289,7 +338,12 @@ impl Library {
                 clauses.push((Occur::Must, s));
             }
             let searcher = o.reader.searcher();
-            let gather = Gather { top: limit, sort: Sort::Oldest, facets: Vec::new(), deadline: Instant::now() + self.budget };
+            let gather = Gather {
+                top: limit,
+                sort: Sort::Oldest,
+                facets: Vec::new(),
+                deadline: Instant::now() + self.budget,
+            };
             let found = searcher.search(&BooleanQuery::new(clauses), &gather)?;
             for (_, addr) in found.hits {
                 let doc: TantivyDocument = searcher.doc(addr)?;
@@ -302,50 +356,91 @@ impl Library {
     }
 
     /// Every capture of `url` in scope (at most `limit`), oldest first.
-    pub fn captures(&self, url: &str, scope: &Scope, limit: usize) -> Result<Vec<Item>, SearchError> {
-        Ok(self.exact(|f| f.url, url, scope, limit)?.into_iter().map(|c| c.1).collect())
+    pub fn captures(
+        &self,
+        url: &str,
+        scope: &Scope,
+        limit: usize,
+    ) -> Result<Vec<Item>, SearchError> {
+        Ok(self
+            .exact(|f| f.url, url, scope, limit)?
+            .into_iter()
+            .map(|c| c.1)
+            .collect())
     }
 
     /// Every capture of `url` in scope (at most `limit`) with its archive and record, oldest
     /// first.
-    pub fn captures_at(&self, url: &str, scope: &Scope, limit: usize) -> Result<Vec<(usize, Item, Stored)>, SearchError> {
+    pub fn captures_at(
+        &self,
+        url: &str,
+        scope: &Scope,
+        limit: usize,
+    ) -> Result<Vec<(usize, Item, Stored)>, SearchError> {
         self.exact(|f| f.url, url, scope, limit)
     }
 
     /// One capture by id, in scope: its archive, item and record locations.
-    pub fn capture(&self, id: &str, scope: &Scope) -> Result<Option<(usize, Item, Stored)>, SearchError> {
+    pub fn capture(
+        &self,
+        id: &str,
+        scope: &Scope,
+    ) -> Result<Option<(usize, Item, Stored)>, SearchError> {
         Ok(self.exact(|f| f.id, id, scope, 1)?.into_iter().next())
     }
 
     /// Captures of the same bytes in scope (at most `limit`), oldest first.
-    pub fn same_bytes(&self, sha1: &str, scope: &Scope, limit: usize) -> Result<Vec<Item>, SearchError> {
-        Ok(self.exact(|f| f.sha1, sha1, scope, limit)?.into_iter().map(|c| c.1).collect())
+    pub fn same_bytes(
+        &self,
+        sha1: &str,
+        scope: &Scope,
+        limit: usize,
+    ) -> Result<Vec<Item>, SearchError> {
+        Ok(self
+            .exact(|f| f.sha1, sha1, scope, limit)?
+            .into_iter()
+            .map(|c| c.1)
+            .collect())
     }
 
     fn count_sha1(&self, sha1: &str, scope: &Scope) -> Result<u64, SearchError> {
         let mut n = 0;
         for a in &self.archives {
-            let Some(o) = a.opened().filter(|_| scope.admits(Facet::Archive, &a.name)) else { continue };
+            let Some(o) = a.opened().filter(|_| scope.admits(Facet::Archive, &a.name)) else {
+                continue;
+            };
             let fields = o.index.fields();
             let mut clauses = vec![(Occur::Must, term(&fields, Facet::Sha1, sha1))];
             if let Some(s) = scope_query(&fields, scope).map_err(SearchError::BadRequest)? {
                 clauses.push((Occur::Must, s));
             }
-            n += o.reader.searcher().search(&BooleanQuery::new(clauses), &Count)? as u64;
+            n += o
+                .reader
+                .searcher()
+                .search(&BooleanQuery::new(clauses), &Count)? as u64;
         }
         Ok(n)
     }
 
     /// Captures in scope.
     pub fn count(&self, scope: &Scope) -> Result<u64, SearchError> {
-        let params = SearchParams { size: 1, facets: Vec::new(), ..SearchParams::default() };
-        Ok(self.run(&params, scope, 0, Vec::new())?.iter().map(|p| p.gathered.count).sum())
+        let params = SearchParams {
+            size: 1,
+            facets: Vec::new(),
+            ..SearchParams::default()
+        };
+        Ok(self
+            .run(&params, scope, 0, Vec::new())?
+            .iter()
+            .map(|p| p.gathered.count)
+            .sum())
     }
 }
 
 /// The highlighted excerpt of a hit.
 fn snippet(part: &Part, doc: &TantivyDocument) -> Option<String> {
-    let generator = SnippetGenerator::create(&part.searcher, &*part.query, part.fields.text).ok()?;
+    let generator =
+        SnippetGenerator::create(&part.searcher, &*part.query, part.fields.text).ok()?;
     let stored = Stored::of(doc, &part.fields);
     let s = generator.snippet(&stored.excerpt);
     (!s.is_empty()).then(|| s.to_html())
@@ -356,7 +451,10 @@ fn facet_lists(facets: HashMap<Facet, HashMap<String, u64>>) -> BTreeMap<String,
     facets
         .into_iter()
         .map(|(facet, values)| {
-            let mut list: Vec<FacetValue> = values.into_iter().map(|(value, count)| FacetValue { value, count }).collect();
+            let mut list: Vec<FacetValue> = values
+                .into_iter()
+                .map(|(value, count)| FacetValue { value, count })
+                .collect();
             if facet.is_calendar() {
                 list.sort_by(|a, b| a.value.cmp(&b.value));
             } else {
@@ -371,5 +469,8 @@ fn facet_lists(facets: HashMap<Facet, HashMap<String, u64>>) -> BTreeMap<String,
 /// An archive's name: its folder's name.
 fn archive_name(dir: &Path) -> String {
     let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
-    dir.file_name().map_or_else(|| "archive".to_owned(), |n| n.to_string_lossy().into_owned())
+    dir.file_name().map_or_else(
+        || "archive".to_owned(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }

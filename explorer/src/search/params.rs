@@ -97,11 +97,7 @@ impl SearchParams {
             None | Some("relevance") => Sort::Relevance,
             Some("newest") => Sort::Newest,
             Some("oldest") => Sort::Oldest,
-            Some(other) => {
-                return Err(format!(
-                    "sort={other:?}: use relevance, newest or oldest"
-                ))
-            }
+            Some(other) => return Err(format!("sort={other:?}: use relevance, newest or oldest")),
         };
         if (p.page.saturating_add(1)).saturating_mul(p.size) > MAX_WINDOW {
             return Err(format!(
@@ -165,8 +161,11 @@ pub fn date(name: &str, value: &str, end: bool) -> Result<OffsetDateTime, String
             (start, Date::from_ordinal_date(y + 1, 1).map_err(|_| bad())?)
         }
         7 => {
-            let start = Date::parse(&format!("{value}-01"), format_description!("[year]-[month]-[day]"))
-                .map_err(|_| bad())?;
+            let start = Date::parse(
+                &format!("{value}-01"),
+                format_description!("[year]-[month]-[day]"),
+            )
+            .map_err(|_| bad())?;
             let next = start
                 .replace_day(28)
                 .ok()
@@ -208,15 +207,22 @@ mod tests {
 
     #[test]
     fn good_parameters() {
-        let p = parse("q=sunset&host=a.org&host=b.org&year=2024&size=20&page=2&facets=month,day").unwrap();
+        let p = parse("q=sunset&host=a.org&host=b.org&year=2024&size=20&page=2&facets=month,day")
+            .unwrap();
         assert_eq!(p.q, "sunset");
         assert_eq!(p.filters.len(), 3);
         assert_eq!((p.page, p.size, p.sort), (2, 20, Sort::Relevance));
         assert_eq!(p.facets, [Facet::Month, Facet::Day]);
         assert_eq!(parse("").unwrap().sort, Sort::Newest);
         let p = parse("from=2024-02&until=2024-02").unwrap();
-        assert_eq!(p.from.unwrap().to_string(), "2024-02-01 0:00:00.0 +00:00:00");
-        assert_eq!(p.until.unwrap().to_string(), "2024-02-29 23:59:59.0 +00:00:00");
+        assert_eq!(
+            p.from.unwrap().to_string(),
+            "2024-02-01 0:00:00.0 +00:00:00"
+        );
+        assert_eq!(
+            p.until.unwrap().to_string(),
+            "2024-02-29 23:59:59.0 +00:00:00"
+        );
         assert_eq!(parse("until=2023").unwrap().until.unwrap().year(), 2023);
     }
 

@@ -3,7 +3,9 @@
 
 use std::ops::Bound;
 
-use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, QueryParser, RangeQuery, RegexQuery, TermQuery};
+use tantivy::query::{
+    AllQuery, BooleanQuery, Occur, Query, QueryParser, RangeQuery, RegexQuery, TermQuery,
+};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DateTime, Index, Term};
 use time::OffsetDateTime;
@@ -15,10 +17,16 @@ use crate::index::Fields;
 
 /// Builds the query of `params` within `scope`. A query text tantivy cannot parse is an error
 /// with its message.
-pub fn build(index: &Index, fields: &Fields, params: &SearchParams, scope: &Scope) -> Result<Box<dyn Query>, String> {
+pub fn build(
+    index: &Index,
+    fields: &Fields,
+    params: &SearchParams,
+    scope: &Scope,
+) -> Result<Box<dyn Query>, String> {
     let mut must: Vec<Box<dyn Query>> = Vec::new();
     if !params.q.trim().is_empty() {
-        let mut parser = QueryParser::for_index(index, vec![fields.title, fields.text, fields.path]);
+        let mut parser =
+            QueryParser::for_index(index, vec![fields.title, fields.text, fields.path]);
         parser.set_conjunction_by_default();
         parser.set_field_boost(fields.title, 2.0);
         let q = parser
@@ -40,12 +48,22 @@ pub fn build(index: &Index, fields: &Fields, params: &SearchParams, scope: &Scop
     if params.from.is_some() || params.until.is_some() {
         let bound = |t: Option<OffsetDateTime>, incl: bool| match t {
             Some(t) => {
-                let term = Term::from_field_date(fields.time, DateTime::from_timestamp_secs(t.unix_timestamp()));
-                if incl { Bound::Included(term) } else { Bound::Excluded(term) }
+                let term = Term::from_field_date(
+                    fields.time,
+                    DateTime::from_timestamp_secs(t.unix_timestamp()),
+                );
+                if incl {
+                    Bound::Included(term)
+                } else {
+                    Bound::Excluded(term)
+                }
             }
             None => Bound::Unbounded,
         };
-        must.push(Box::new(RangeQuery::new(bound(params.from, true), bound(params.until, true))));
+        must.push(Box::new(RangeQuery::new(
+            bound(params.from, true),
+            bound(params.until, true),
+        )));
     }
     if let Some(q) = scope_query(fields, scope)? {
         must.push(q);
@@ -53,7 +71,9 @@ pub fn build(index: &Index, fields: &Fields, params: &SearchParams, scope: &Scop
     Ok(match must.len() {
         0 => Box::new(AllQuery),
         1 => must.pop().expect("one query"),
-        _ => Box::new(BooleanQuery::new(must.into_iter().map(|q| (Occur::Must, q)).collect())),
+        _ => Box::new(BooleanQuery::new(
+            must.into_iter().map(|q| (Occur::Must, q)).collect(),
+        )),
     })
 }
 
@@ -64,7 +84,8 @@ pub fn scope_query(fields: &Fields, scope: &Scope) -> Result<Option<Box<dyn Quer
     }
     let mut must: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     for (_, filters) in scope.by_facet() {
-        let qs: Result<Vec<Box<dyn Query>>, String> = filters.iter().map(|f| filter(fields, f)).collect();
+        let qs: Result<Vec<Box<dyn Query>>, String> =
+            filters.iter().map(|f| filter(fields, f)).collect();
         must.push((Occur::Must, any(qs?)));
     }
     Ok(Some(Box::new(BooleanQuery::new(must))))
@@ -75,7 +96,8 @@ fn filter(fields: &Fields, f: &Filter) -> Result<Box<dyn Query>, String> {
         None => Ok(term(fields, f.facet, &f.value)),
         Some(prefix) => {
             let pattern = format!("{}.*", regex_escape(prefix));
-            let q = RegexQuery::from_pattern(&pattern, field(fields, f.facet)).map_err(|e| e.to_string())?;
+            let q = RegexQuery::from_pattern(&pattern, field(fields, f.facet))
+                .map_err(|e| e.to_string())?;
             Ok(Box::new(q))
         }
     }
@@ -93,7 +115,9 @@ fn any(mut qs: Vec<Box<dyn Query>>) -> Box<dyn Query> {
     if qs.len() == 1 {
         return qs.pop().expect("one query");
     }
-    Box::new(BooleanQuery::new(qs.into_iter().map(|q| (Occur::Should, q)).collect()))
+    Box::new(BooleanQuery::new(
+        qs.into_iter().map(|q| (Occur::Should, q)).collect(),
+    ))
 }
 
 /// The index field of a facet.

@@ -28,9 +28,9 @@ impl FromStr for Filter {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let (facet, value) = s
-            .split_once(':')
-            .ok_or_else(|| format!("{s:?} is not FACET:VALUE (e.g. host:example.org, mime:image/*)"))?;
+        let (facet, value) = s.split_once(':').ok_or_else(|| {
+            format!("{s:?} is not FACET:VALUE (e.g. host:example.org, mime:image/*)")
+        })?;
         let facet: Facet = facet.parse()?;
         if value.is_empty() || value[..value.len() - 1].contains('*') {
             return Err(format!(
@@ -116,7 +116,10 @@ mod tests {
         assert!("colour:red".parse::<Filter>().is_err());
         assert!("host:".parse::<Filter>().is_err());
         assert!("host:*a*".parse::<Filter>().is_err());
-        let s = Scope(vec!["archive:a".parse().unwrap(), "archive:b".parse().unwrap()]);
+        let s = Scope(vec![
+            "archive:a".parse().unwrap(),
+            "archive:b".parse().unwrap(),
+        ]);
         assert!(s.admits(Facet::Archive, "b") && !s.admits(Facet::Archive, "c"));
         assert!(s.admits(Facet::Host, "anything"));
         assert_eq!(s.by_facet().len(), 1);

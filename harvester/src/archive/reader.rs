@@ -382,7 +382,9 @@ mod tests {
         assert_eq!(ids, ["closed", "open"]);
         let at = entries.position() as usize;
         let text = fs::read_to_string(layout.ledger()).unwrap();
-        assert!(text[at..].starts_with('{') && text[at..].lines().next().unwrap().contains("unwritten"));
+        assert!(
+            text[at..].starts_with('{') && text[at..].lines().next().unwrap().contains("unwritten")
+        );
         assert_eq!(reader.entries_after(at as u64).unwrap().count(), 0);
         let open = reader.warc_file("b.warc.gz").unwrap().unwrap();
         assert!(!open.closed && open.path.ends_with("b.warc.gz.open"));

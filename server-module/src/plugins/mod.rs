@@ -36,8 +36,8 @@ pub(crate) use loaded::PluginResult;
 pub(crate) use registry::OutputKind;
 pub use report::{PluginCheck, PluginStatus};
 pub use run::Ended;
-pub use tool::{ToolRun, ToolRunner};
 pub(crate) use subject::Subject;
+pub use tool::{ToolRun, ToolRunner};
 
 use cache::Cache;
 use dispatch::{Dispatcher, Fresh, Pending};

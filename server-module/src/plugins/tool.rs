@@ -61,7 +61,10 @@ impl ToolRunner {
     /// The default `[settings]`: nice 10, best-effort I/O at level 7, 300 s of CPU, 2 GiB of
     /// data, a 30 s timeout, 1 MiB of output, 2 processes at once.
     pub fn defaults() -> Result<Self, PluginsError> {
-        Ok(Self::of(Registry::from_text(Path::new("plugins.toml"), "")?))
+        Ok(Self::of(Registry::from_text(
+            Path::new("plugins.toml"),
+            "",
+        )?))
     }
 
     fn of(registry: Registry) -> Self {
@@ -107,6 +110,9 @@ mod tests {
         assert_eq!(run.ended, Ended::Exited(Some(0)));
         assert_eq!(String::from_utf8_lossy(&run.stdout).trim(), "10", "niced");
         let run = tools.run(&["no-such-tool-here".into()]).await;
-        assert!(matches!(run.ended, Ended::Exited(Some(_)) | Ended::NotFound), "{run:?}");
+        assert!(
+            matches!(run.ended, Ended::Exited(Some(_)) | Ended::NotFound),
+            "{run:?}"
+        );
     }
 }
