@@ -6,6 +6,7 @@ mod capture;
 mod crash;
 mod keys;
 mod memento;
+mod openapi;
 mod repair;
 mod search;
 

@@ -6,6 +6,13 @@ use time::macros::format_description;
 use super::schema::{Fields, EXCERPT_CHARS};
 use crate::capture::Capture;
 
+/// A time as an index date. tantivy keeps nanoseconds in an i64, about 285 years either side
+/// of 1970: times beyond are the nearest end (before or after every capture), never an overflow.
+pub fn date_value(t: time::OffsetDateTime) -> DateTime {
+    const LIMIT: i64 = 9_000_000_000;
+    DateTime::from_timestamp_secs(t.unix_timestamp().clamp(-LIMIT, LIMIT))
+}
+
 /// The document of `capture`.
 pub fn document(f: &Fields, c: &Capture) -> TantivyDocument {
     let p = &c.planned;
@@ -17,7 +24,7 @@ pub fn document(f: &Fields, c: &Capture) -> TantivyDocument {
     d.add_text(f.path, &p.path);
     d.add_date(
         f.time,
-        DateTime::from_timestamp_secs(p.time.unix_timestamp()),
+        date_value(p.time),
     );
     let day = p
         .time

@@ -13,6 +13,6 @@ pub use analyzer::{
     keyword_analyzer, text_analyzer, WordsOnly, WordsOnlyStream, WordsOnlyTokenizer, TEXT_ANALYZER,
 };
 pub use build::{build, BuildOptions, BuildReport, Progress};
-pub use document::document;
+pub use document::{date_value, document};
 pub use schema::{Fields, EXCERPT_CHARS, SCHEMA_VERSION};
 pub use store::{ArchiveIndex, Checkpoint, INDEX_DIR};

@@ -41,7 +41,9 @@ pub fn http_date(t: OffsetDateTime) -> String {
 /// Reads an `Accept-Datetime` value: an RFC 1123 date in GMT. Other forms are malformed.
 pub fn parse_http_date(value: &str) -> Option<OffsetDateTime> {
     let value = value.trim();
-    if !value.ends_with(" GMT") || !value.contains(',') {
+    // RFC 1123's fixed form only (`Sun, 06 Nov 1994 08:49:37 GMT`), not RFC 850's or asctime's,
+    // which HTTP parsers also accept.
+    if value.len() != 29 || value.as_bytes()[3] != b',' || !value.ends_with(" GMT") {
         return None;
     }
     httpdate::parse_http_date(value)

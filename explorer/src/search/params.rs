@@ -73,6 +73,7 @@ impl SearchParams {
         for (name, value) in pairs {
             match name.as_str() {
                 "q" => p.q = value.clone(),
+                "from" | "until" if value.is_empty() => {}
                 "from" => p.from = Some(date(name, value, false)?),
                 "until" => p.until = Some(date(name, value, true)?),
                 "page" => p.page = number(name, value, 0, usize::MAX)?,
@@ -224,6 +225,8 @@ mod tests {
             "2024-02-29 23:59:59.0 +00:00:00"
         );
         assert_eq!(parse("until=2023").unwrap().until.unwrap().year(), 2023);
+        assert!(parse("from=&until=").unwrap().from.is_none(), "empty: no bound");
+        assert_eq!(parse("until=0000-01").unwrap().until.unwrap().year(), 0);
     }
 
     #[test]

@@ -7,13 +7,13 @@ use tantivy::query::{
     AllQuery, BooleanQuery, Occur, Query, QueryParser, RangeQuery, RegexQuery, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{DateTime, Index, Term};
+use tantivy::{Index, Term};
 use time::OffsetDateTime;
 
 use super::facet::Facet;
 use super::params::SearchParams;
 use super::scope::{Filter, Scope};
-use crate::index::Fields;
+use crate::index::{date_value, Fields};
 
 /// Builds the query of `params` within `scope`. A query text tantivy cannot parse is an error
 /// with its message.
@@ -50,7 +50,7 @@ pub fn build(
             Some(t) => {
                 let term = Term::from_field_date(
                     fields.time,
-                    DateTime::from_timestamp_secs(t.unix_timestamp()),
+                    date_value(t),
                 );
                 if incl {
                     Bound::Included(term)
