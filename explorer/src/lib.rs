@@ -24,5 +24,7 @@ pub mod keys;
 pub mod memento;
 pub mod search;
 pub mod serve;
+#[doc(hidden)]
+pub mod synthetic;
 
 pub use error::ExplorerError;

@@ -15,7 +15,10 @@ pub fn venv_python() -> PathBuf {
 /// A program the venv installs (`schemathesis`, `openapi-spec-validator`, `wb-manager`, …).
 pub fn venv_tool(name: &str) -> PathBuf {
     let tool = repo_root().join(".venv/bin").join(name);
-    assert!(tool.exists(), "{name} is not installed: run scripts/setup (it installs the Python peers in .venv)");
+    assert!(
+        tool.exists(),
+        "{name} is not installed: run scripts/setup (it installs the Python peers in .venv)"
+    );
     tool
 }
 

@@ -22,10 +22,7 @@ pub fn document(f: &Fields, c: &Capture) -> TantivyDocument {
     d.add_text(f.surt, &p.surt);
     d.add_text(f.host, &p.host);
     d.add_text(f.path, &p.path);
-    d.add_date(
-        f.time,
-        date_value(p.time),
-    );
+    d.add_date(f.time, date_value(p.time));
     let day = p
         .time
         .format(format_description!("[year]-[month]-[day]"))

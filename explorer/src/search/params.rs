@@ -225,7 +225,10 @@ mod tests {
             "2024-02-29 23:59:59.0 +00:00:00"
         );
         assert_eq!(parse("until=2023").unwrap().until.unwrap().year(), 2023);
-        assert!(parse("from=&until=").unwrap().from.is_none(), "empty: no bound");
+        assert!(
+            parse("from=&until=").unwrap().from.is_none(),
+            "empty: no bound"
+        );
         assert_eq!(parse("until=0000-01").unwrap().until.unwrap().year(), 0);
     }
 

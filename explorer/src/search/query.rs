@@ -48,10 +48,7 @@ pub fn build(
     if params.from.is_some() || params.until.is_some() {
         let bound = |t: Option<OffsetDateTime>, incl: bool| match t {
             Some(t) => {
-                let term = Term::from_field_date(
-                    fields.time,
-                    date_value(t),
-                );
+                let term = Term::from_field_date(fields.time, date_value(t));
                 if incl {
                     Bound::Included(term)
                 } else {
