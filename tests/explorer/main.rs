@@ -4,6 +4,7 @@
 
 mod capture;
 mod crash;
+mod docs;
 mod keys;
 mod memento;
 mod openapi;

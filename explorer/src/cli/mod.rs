@@ -29,7 +29,7 @@ Exit codes:
 const EXAMPLES: &str = "\
 Examples:
   modoai-explorer index --archive my-archive
-  modoai-explorer serve --archive my-archive --listen 127.0.0.1:8090
+  modoai-explorer serve --archive my-archive --listen 127.0.0.1:8091
   modoai-explorer keys add alice --quota 1000/hour --rate 5/s --allow host:example.org";
 
 /// Search, facets, a JSON API with keys and Memento over modoai-harvester archives.

@@ -28,7 +28,7 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "DIR", required = true)]
     archive: Vec<PathBuf>,
     /// The address to listen on.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8090")]
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8091")]
     listen: SocketAddr,
     /// The configuration file (TOML: [access], [search], [index]).
     #[arg(long, value_name = "FILE")]
@@ -66,7 +66,7 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<u8> {
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let addr = listener.local_addr()?;
-        eprintln!("modoai-explorer: serving http://{addr}/api/v1/search");
+        println!("modoai-explorer is serving {} at http://{addr}/", args.archive.iter().map(|a| a.display().to_string()).collect::<Vec<_>>().join(", "));
         let shutdown = async {
             let mut term =
                 tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
