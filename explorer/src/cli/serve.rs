@@ -66,7 +66,14 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<u8> {
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let addr = listener.local_addr()?;
-        println!("modoai-explorer is serving {} at http://{addr}/", args.archive.iter().map(|a| a.display().to_string()).collect::<Vec<_>>().join(", "));
+        println!(
+            "modoai-explorer is serving {} at http://{addr}/",
+            args.archive
+                .iter()
+                .map(|a| a.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         let shutdown = async {
             let mut term =
                 tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())

@@ -10,7 +10,8 @@ mod schema;
 mod store;
 
 pub use analyzer::{
-    keyword_analyzer, text_analyzer, WordsOnly, WordsOnlyStream, WordsOnlyTokenizer, TEXT_ANALYZER,
+    keyword_analyzer, text_analyzer, Mixed, MixedStream, WordsOnly, WordsOnlyStream,
+    WordsOnlyTokenizer, TEXT_ANALYZER,
 };
 pub use build::{build, BuildOptions, BuildReport, Progress};
 pub use document::{date_value, document};

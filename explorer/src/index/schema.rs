@@ -8,7 +8,7 @@ use tantivy::schema::{
 use super::analyzer::TEXT_ANALYZER;
 
 /// Bumped when the fields change: an index of another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Characters of the text stored for snippets (the whole text is indexed).
 pub const EXCERPT_CHARS: usize = 4096;
