@@ -1,19 +1,10 @@
 //! One capture with its CRATE findings, the captures of a URL, identical bytes grouped by SHA-1.
 
-use super::{enc, harvested, Explorer};
-
-fn open_explorer(name: &str) -> Explorer {
-    let work = super::work_dir(name);
-    Explorer::start(
-        &[&harvested().archive],
-        &work,
-        "[access]\nanonymous-api = true\n",
-    )
-}
+use super::{enc, harvested};
 
 #[test]
 fn a_capture_shows_its_crate_findings() {
-    let e = open_explorer("capture-crate");
+    let e = super::shared_explorer("capture-crate", true);
     let url = format!("{}images/sunset.jpg", harvested().base);
     let list = e
         .get_ready(&format!("/api/v1/captures?url={}", enc(&url)), None)
@@ -52,7 +43,7 @@ fn a_capture_shows_its_crate_findings() {
 
 #[test]
 fn identical_bytes_are_separate_captures_grouped_by_sha1() {
-    let e = open_explorer("capture-sha1");
+    let e = super::shared_explorer("capture-sha1", true);
     let base = &harvested().base;
     let logo = e
         .get_ready(

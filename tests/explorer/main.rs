@@ -74,6 +74,27 @@ pub(crate) fn harvested() -> &'static Harvested {
     })
 }
 
+/// A server over the shared harvest in a fresh folder `name`; the API answers without a key when
+/// `open_api`.
+pub(crate) fn shared_explorer(name: &str, open_api: bool) -> Explorer {
+    let config = if open_api {
+        "[access]\nanonymous-api = true\n"
+    } else {
+        ""
+    };
+    Explorer::start(&[&harvested().archive], &work_dir(name), config)
+}
+
+/// The string `field` of every object of the array `value[key]` (the URLs of a page's results).
+pub(crate) fn each(value: &serde_json::Value, key: &str, field: &str) -> Vec<String> {
+    value[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("no array {key} in {value}"))
+        .iter()
+        .map(|v| v[field].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
 /// A fresh folder for one test under cargo's temporary folder for tests.
 pub(crate) fn work_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))

@@ -4,29 +4,12 @@
 use std::collections::BTreeMap;
 
 use integration_tests::python::python;
-use sha1::{Digest, Sha1};
 
-use super::{harvested, Explorer};
-
-fn open_explorer(name: &str) -> Explorer {
-    let work = super::work_dir(name);
-    Explorer::start(&[&harvested().archive], &work, "")
-}
+use super::harvested;
 
 fn base32_sha1(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-    let digest = Sha1::digest(bytes);
-    let mut out = String::new();
-    let (mut buffer, mut bits) = (0u64, 0);
-    for b in digest {
-        buffer = (buffer << 8) | u64::from(b);
-        bits += 8;
-        while bits >= 5 {
-            bits -= 5;
-            out.push(ALPHABET[((buffer >> bits) & 31) as usize] as char);
-        }
-    }
-    out
+    let digest = modoai_harvester::warc::sha1_digest(bytes);
+    digest.trim_start_matches("sha1:").to_owned()
 }
 
 /// The mementos of a link-format TimeMap: (URI-M, rel, datetime), in order.
@@ -47,7 +30,7 @@ fn mementos(timemap: &str) -> Vec<(String, String, String)> {
 
 #[test]
 fn the_timemap_follows_rfc_7089_and_lists_what_pywb_lists() {
-    let e = open_explorer("memento-timemap");
+    let e = super::shared_explorer("memento-timemap", false);
     let url = format!("{}images/sunset.jpg", harvested().base);
     let r = e.get_ready(&format!("/timemap/link/{url}"), None);
     assert_eq!(r.status, 200);
@@ -110,7 +93,7 @@ fn the_timemap_follows_rfc_7089_and_lists_what_pywb_lists() {
 
 #[test]
 fn the_timegate_redirects_to_the_closest_memento_and_refuses_malformed_dates() {
-    let e = open_explorer("memento-timegate");
+    let e = super::shared_explorer("memento-timegate", false);
     let url = format!("{}docs/report.pdf", harvested().base);
     let r = super::get(
         e.port,
@@ -160,7 +143,7 @@ fn the_timegate_redirects_to_the_closest_memento_and_refuses_malformed_dates() {
 
 #[test]
 fn a_memento_is_the_file_byte_for_byte_with_its_headers_and_a_pwid_leads_to_it() {
-    let e = open_explorer("memento-bytes");
+    let e = super::shared_explorer("memento-bytes", false);
     let url = format!("{}docs/report.pdf", harvested().base);
     let tm = e.get_ready(&format!("/timemap/link/{url}"), None);
     let (uri_m, _, datetime) = mementos(&tm.body).remove(0);

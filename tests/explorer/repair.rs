@@ -8,11 +8,11 @@ use super::{copy_dir, explorer, harvested, work_dir, Explorer};
 fn an_archive_being_indexed_answers_503_with_retry_after_then_its_results() {
     let work = work_dir("repair-503");
     let (archive, _) = many_files(&work);
-    // One commit per capture: the first build takes seconds, and searches wait for it.
+    // A commit every five captures: the first build takes a while, and searches wait for it.
     let e = Explorer::start(
         &[&archive],
         &work,
-        "[access]\nanonymous-api = true\n[index]\ncommit-every = 1\n",
+        "[access]\nanonymous-api = true\n[index]\ncommit-every = 5\n",
     );
     let r = e.get("/api/v1/search", None);
     assert_eq!(r.status, 503, "{}", r.body);

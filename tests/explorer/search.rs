@@ -1,27 +1,13 @@
 //! Finding files by a word, narrowing by facets, the calendar, the word cloud, Chinese and
 //! Japanese, and bad queries answered with 400.
 
-use super::{enc, harvested, Explorer};
-
-fn open_explorer(name: &str) -> Explorer {
-    let work = super::work_dir(name);
-    Explorer::start(
-        &[&harvested().archive],
-        &work,
-        "[access]\nanonymous-api = true\n",
-    )
-}
+use super::{each, enc};
 
 #[test]
 fn a_word_finds_its_file_with_a_highlighted_snippet() {
-    let e = open_explorer("search-word");
+    let e = super::shared_explorer("search-word", true);
     let page = e.get_ready("/api/v1/search?q=report", None).json();
-    let urls: Vec<&str> = page["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["url"].as_str().unwrap())
-        .collect();
+    let urls = each(&page, "data", "url");
     assert!(
         urls.iter().any(|u| u.ends_with("docs/report.pdf")),
         "the PDF's text is searchable: {urls:?}"
@@ -50,7 +36,7 @@ fn a_word_finds_its_file_with_a_highlighted_snippet() {
 
 #[test]
 fn facets_count_and_narrow_the_results() {
-    let e = open_explorer("search-facets");
+    let e = super::shared_explorer("search-facets", true);
     let all = e
         .get_ready(
             "/api/v1/search?facets=mime,year,host,jhove,puid&size=100",
@@ -96,7 +82,7 @@ fn facets_count_and_narrow_the_results() {
 
 #[test]
 fn captures_are_counted_on_a_calendar_of_years_months_and_days() {
-    let e = open_explorer("search-calendar");
+    let e = super::shared_explorer("search-calendar", true);
     let page = e
         .get_ready("/api/v1/search?facets=year,month,day", None)
         .json();
@@ -136,16 +122,11 @@ fn captures_are_counted_on_a_calendar_of_years_months_and_days() {
 
 #[test]
 fn chinese_and_japanese_words_find_their_pages() {
-    let e = open_explorer("search-cjk");
+    let e = super::shared_explorer("search-cjk", true);
     let zh = e
         .get_ready(&format!("/api/v1/search?q={}", enc("北京")), None)
         .json();
-    let urls: Vec<&str> = zh["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["url"].as_str().unwrap())
-        .collect();
+    let urls = each(&zh, "data", "url");
     assert_eq!(urls.len(), 1, "{zh}");
     assert!(urls[0].ends_with("zh/beijing.html"));
     assert_eq!(zh["data"][0]["lang"], "cmn");
@@ -153,12 +134,7 @@ fn chinese_and_japanese_words_find_their_pages() {
     let both = e
         .get_ready(&format!("/api/v1/search?q={}", enc("首都")), None)
         .json();
-    let urls: Vec<&str> = both["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["url"].as_str().unwrap())
-        .collect();
+    let urls = each(&both, "data", "url");
     assert!(
         urls.iter().any(|u| u.ends_with("ja/tokyo.html"))
             && urls.iter().any(|u| u.ends_with("zh/beijing.html")),
@@ -172,34 +148,24 @@ fn chinese_and_japanese_words_find_their_pages() {
 
 #[test]
 fn the_word_cloud_lists_the_frequent_words_of_the_results() {
-    let e = open_explorer("search-terms");
+    let e = super::shared_explorer("search-terms", true);
     let terms = e.get_ready("/api/v1/terms?size=200", None).json();
-    let words: Vec<&str> = terms["terms"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["term"].as_str().unwrap())
-        .collect();
-    assert!(words.contains(&"example"), "{words:?}");
-    assert!(!words.contains(&"the"), "stop words are left out");
+    let words = each(&terms, "terms", "term");
+    assert!(words.iter().any(|w| w == "example"), "{words:?}");
+    assert!(!words.iter().any(|w| w == "the"), "stop words are left out");
     let zh = e
         .get_ready(&format!("/api/v1/terms?q={}", enc("北京")), None)
         .json();
-    let words: Vec<&str> = zh["terms"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["term"].as_str().unwrap())
-        .collect();
+    let words = each(&zh, "terms", "term");
     assert!(
-        words.contains(&"北京") && words.contains(&"首都"),
+        words.iter().any(|w| w == "北京") && words.iter().any(|w| w == "首都"),
         "{words:?}"
     );
 }
 
 #[test]
 fn bad_queries_get_400_with_what_is_wrong_never_500() {
-    let e = open_explorer("search-bad");
+    let e = super::shared_explorer("search-bad", true);
     for (target, says) in [
         ("/api/v1/search?q=title%3A", "q="),
         ("/api/v1/search?q=%28unclosed", "q="),
@@ -223,7 +189,7 @@ fn bad_queries_get_400_with_what_is_wrong_never_500() {
 
 #[test]
 fn a_search_cut_by_its_time_budget_says_it_is_partial() {
-    let e = open_explorer("search-budget");
+    let e = super::shared_explorer("search-budget", true);
     let full = e.get_ready("/api/v1/search", None).json();
     assert_eq!(full["partial"], false);
     let cut = e.get_ready("/api/v1/search?timeout_ms=0", None).json();
