@@ -5,6 +5,7 @@ mod collect;
 mod facet;
 mod item;
 mod library;
+mod lookup;
 mod page;
 mod params;
 mod query;
