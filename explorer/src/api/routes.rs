@@ -52,7 +52,14 @@ pub(super) async fn answer<T: serde::Serialize + Send + 'static>(
         Ok(c) => c,
         Err(e) => return e.into_response(),
     };
+    let gate = Arc::clone(&state);
+    let permit = gate
+        .searching
+        .acquire()
+        .await
+        .expect("the search semaphore is never closed");
     let result = tokio::task::spawn_blocking(move || work(&state, &caller)).await;
+    drop(permit);
     let mut response = match result {
         Ok(Ok(value)) => Json(value).into_response(),
         Ok(Err(e)) => e.into_response(),

@@ -20,6 +20,9 @@ pub struct AppState {
     pub access: AccessConfig,
     /// Quotas and rates.
     pub limits: Limits,
+    /// Searches running at once: one per core; the others wait their turn, rather than share
+    /// the cores as many threads.
+    pub searching: tokio::sync::Semaphore,
     keys_path: PathBuf,
     keys: Mutex<(KeyFile, Option<SystemTime>, Instant)>,
 }
@@ -37,6 +40,9 @@ impl AppState {
             library,
             access,
             limits: Limits::default(),
+            searching: tokio::sync::Semaphore::new(
+                std::thread::available_parallelism().map_or(2, |n| n.get()),
+            ),
             keys_path,
             keys: Mutex::new((keys, mtime, Instant::now())),
         })

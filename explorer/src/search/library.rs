@@ -231,14 +231,22 @@ impl Library {
         let mut seen = HashSet::new();
         let mut data = Vec::new();
         let mut skipped = 0;
+        // One snippet generator per archive, made when its first hit needs one.
+        let mut generators: Vec<Option<SnippetGenerator>> = parts.iter().map(|_| None).collect();
         for (key, p, addr) in hits {
             let part = &parts[p];
+            // Without grouping, the hits of earlier pages are skipped before their documents
+            // are read.
+            if !params.group_sha1 && skipped < params.page * params.size {
+                skipped += 1;
+                continue;
+            }
             let doc: TantivyDocument = part.searcher.doc(addr)?;
             let mut item = Item::of(&doc, &part.fields);
             if params.group_sha1 && !seen.insert(item.sha1.clone()) {
                 continue;
             }
-            if skipped < params.page * params.size {
+            if params.group_sha1 && skipped < params.page * params.size {
                 skipped += 1;
                 continue;
             }
@@ -246,7 +254,12 @@ impl Library {
                 item.score = Some(key);
             }
             if !params.q.trim().is_empty() {
-                item.snippet = snippet(part, &doc);
+                if generators[p].is_none() {
+                    generators[p] =
+                        SnippetGenerator::create(&part.searcher, &*part.query, part.fields.text)
+                            .ok();
+                }
+                item.snippet = generators[p].as_ref().and_then(|g| snippet(g, part, &doc));
             }
             if params.group_sha1 {
                 item.copies = Some(self.count_sha1(&item.sha1, scope)?);
@@ -327,9 +340,7 @@ impl Library {
 }
 
 /// The highlighted excerpt of a hit.
-fn snippet(part: &Part, doc: &TantivyDocument) -> Option<String> {
-    let generator =
-        SnippetGenerator::create(&part.searcher, &*part.query, part.fields.text).ok()?;
+fn snippet(generator: &SnippetGenerator, part: &Part, doc: &TantivyDocument) -> Option<String> {
     let stored = Stored::of(doc, &part.fields);
     let s = generator.snippet(&stored.excerpt);
     (!s.is_empty()).then(|| s.to_html())
