@@ -780,7 +780,14 @@ fn the_user_agent_names_the_harvester_and_delay_spaces_requests() {
 fn log_lines_have_no_colours_when_stderr_is_not_a_terminal() {
     use std::io::{BufRead, BufReader};
     let archive = tempfile::tempdir().unwrap();
-    // Port 1 refuses connections: the harvester warns that it retries, through its log.
+    // A ledger line cut by a crash: opening the archive warns that it cuts it, through the log
+    // (a refused first connection fails at once, without a warning).
+    std::fs::create_dir_all(archive.path().join("a")).unwrap();
+    std::fs::write(
+        archive.path().join("a/ledger.jsonl"),
+        "{\"endpoint\": \"cut by a cra",
+    )
+    .unwrap();
     let mut child = Command::new(program("modoai-harvester"))
         .args(["harvest", "http://127.0.0.1:1/modoai", "--archive"])
         .arg(archive.path().join("a"))
