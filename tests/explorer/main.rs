@@ -5,6 +5,7 @@
 mod capture;
 mod crash;
 mod docs;
+mod harvest;
 mod keys;
 mod memento;
 mod openapi;
