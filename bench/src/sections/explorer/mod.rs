@@ -121,6 +121,7 @@ pub(crate) async fn serve(ctx: &Ctx, archive: &Path) -> anyhow::Result<(Proc, St
     .arg(&config)
     .arg("--keys")
     .arg(archive.with_extension("keys.toml"))
+    .stdout(Stdio::null())
     .stderr(Stdio::null());
     let proc = Proc::spawn("modoai-explorer serve", &mut cmd)?;
     let base = format!("http://127.0.0.1:{port}");

@@ -52,7 +52,11 @@ pub(super) async fn run(ctx: &Ctx, archive: &Path) -> anyhow::Result<Vec<Figure>
             "MiB",
         )
         .peer("target", RSS_TARGET)
-        .note(format!("now {:.0} MiB", server.rss_mib())),
+        .note(format!(
+            "peak; now {:.0} MiB, of which {:.0} MiB anonymous (the rest: index files mapped)",
+            server.rss_mib(),
+            crate::procs::status_kib(server.pid(), "RssAnon:").unwrap_or(0) as f64 / 1024.0
+        )),
     );
     Ok(figures)
 }
