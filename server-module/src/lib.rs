@@ -47,7 +47,7 @@ pub use fetch::BoxError;
 pub use future::ResponseFuture;
 pub use layer::OaiPmhLayer;
 pub use own::{OwnFile, OwnFiles, OwnKind};
-pub use plugins::{PluginCheck, PluginStatus, Plugins, PluginsError};
+pub use plugins::{Ended, PluginCheck, PluginStatus, Plugins, PluginsError, ToolRun, ToolRunner};
 pub use policy::{Policy, Reloader};
 pub use server::{box_request, serve};
 pub use service::{OaiPmh, RequestBody};

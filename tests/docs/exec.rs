@@ -33,7 +33,7 @@ pub(crate) fn work_dir() -> TempDir {
 /// docs' example address `127.0.0.1:8080` becomes `address`.
 pub(crate) fn rewrite(command: &str, address: &str) -> String {
     let mut out = command.to_owned();
-    for bin in ["modoai-harvester", "modoai"] {
+    for bin in ["modoai-harvester", "modoai-explorer", "modoai"] {
         let path = format!("'{}'", program(bin).display());
         for quiet in ["", "-q "] {
             out = out.replace(&format!("cargo run {quiet}-p {bin} --"), &path);

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::http::{get, MARGIN};
 use crate::site::repo_root;
 
-/// The workspace binary `name` (`modoai` or `modoai-harvester`, each built by the package of the
-/// same name) where cargo puts it: beside the `deps/` folder that holds this test's executable.
+/// The workspace binary `name` (`modoai`, `modoai-harvester` or `modoai-explorer`, each built by
+/// the package of the same name) where cargo puts it: beside the `deps/` folder that holds this test's executable.
 ///
 /// # Panics
 ///
@@ -27,12 +27,15 @@ pub fn program(name: &str) -> PathBuf {
     let built = std::fs::metadata(&path)
         .and_then(|m| m.modified())
         .unwrap_or_else(|_| panic!("{} is missing: run `{build}`", path.display()));
-    let crate_dir = match name {
-        "modoai" => "server-module",
-        "modoai-harvester" => "harvester",
+    // The crates whose sources make the binary (the explorer reads archives through the
+    // harvester's library and shares the server's access, flow and tool code).
+    let crates: &[&str] = match name {
+        "modoai" => &["server-module", "protocol"],
+        "modoai-harvester" => &["harvester", "protocol"],
+        "modoai-explorer" => &["explorer", "harvester", "server-module", "protocol"],
         other => panic!("{other} is not a binary of this workspace"),
     };
-    let sources = [crate_dir, "protocol"].map(|c| repo_root().join(c));
+    let sources: Vec<PathBuf> = crates.iter().map(|c| repo_root().join(c)).collect();
     if let Some(newer) = sources.iter().find_map(|dir| newer_source(dir, built)) {
         panic!(
             "{} is older than {}: run `{build}`",

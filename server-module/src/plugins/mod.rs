@@ -26,6 +26,7 @@ pub(crate) mod run;
 mod stage;
 mod status;
 mod subject;
+mod tool;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -34,7 +35,9 @@ pub use config::PluginsError;
 pub(crate) use loaded::PluginResult;
 pub(crate) use registry::OutputKind;
 pub use report::{PluginCheck, PluginStatus};
+pub use run::Ended;
 pub(crate) use subject::Subject;
+pub use tool::{ToolRun, ToolRunner};
 
 use cache::Cache;
 use dispatch::{Dispatcher, Fresh, Pending};
@@ -88,6 +91,7 @@ impl Plugins {
             cache_dir,
             path,
             isolation,
+            ..
         } = Registry::load(path)?;
         let cache = Cache::new(cache_dir);
         let dispatcher = Dispatcher::new(isolation, max_processes);

@@ -160,6 +160,10 @@ pub(crate) struct Registry {
     pub(crate) path: PathBuf,
     /// Priority and limits of every tool process.
     pub(crate) isolation: Isolation,
+    /// `[settings]` `timeout-secs`: a run's wall-clock limit unless a plugin sets its own.
+    pub(crate) timeout: Duration,
+    /// `[settings]` `max-output-bytes`: stdout kept per run unless a plugin sets its own.
+    pub(crate) max_output: usize,
 }
 
 impl Registry {
@@ -202,6 +206,8 @@ impl Registry {
             cache_dir,
             path: path.to_owned(),
             isolation,
+            timeout: defaults.0,
+            max_output: defaults.1,
         })
     }
 }
