@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::cli::{CliError, RecordsArgs};
-use crate::index::{survey, Candidate, Order, Skip};
+use crate::index::{survey, Candidate, Skip};
 use crate::protocol::setspec::mime_set_specs;
 use crate::{Config, FileConfig, OwnFiles, Plugins};
 
@@ -87,7 +87,6 @@ fn list(
         &canonical,
         own,
         Path::new(""),
-        Order::ByName,
         |rel, found| {
             let line = describe(&canonical, rel, found, plugins);
             counts.add(&line);
