@@ -12,10 +12,10 @@ use crate::body::ResponseBody;
 use crate::fetch::{BoxError, Inner, ServiceFetch, Site};
 use crate::future::ResponseFuture;
 use crate::index::{self, Change};
-use modoai_protocol::Datestamp;
 use crate::layer::{OaiPmhLayer, Shared};
 use crate::oai::{self, Repository};
 use crate::Config;
+use modoai_protocol::Datestamp;
 
 /// Serves OAI-PMH on one route in front of a site service `S`.
 ///

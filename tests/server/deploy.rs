@@ -197,7 +197,10 @@ fn the_sample_configuration_serves_as_shipped_and_with_every_key_on() {
         );
         if name == "every key on" {
             let lines = std::fs::read_to_string(&log).unwrap();
-            assert!(lines.contains("\"GET /modoai?verb=Identify HTTP/1.0\" 200"), "{lines}");
+            assert!(
+                lines.contains("\"GET /modoai?verb=Identify HTTP/1.0\" 200"),
+                "{lines}"
+            );
         }
     }
 }

@@ -82,24 +82,18 @@ fn list(
     let mut out = std::io::BufWriter::new(out.lock());
     let mut counts = Counts::default();
     let mut result = Ok(());
-    survey(
-        &canonical,
-        &canonical,
-        own,
-        Path::new(""),
-        |rel, found| {
-            let line = describe(&canonical, rel, found, plugins);
-            counts.add(&line);
-            result = if json {
-                serde_json::to_writer(&mut out, &line)
-                    .map_err(std::io::Error::other)
-                    .and_then(|()| out.write_all(b"\n"))
-            } else {
-                writeln!(out, "{}", text(&line))
-            };
-            result.is_ok()
-        },
-    );
+    survey(&canonical, &canonical, own, Path::new(""), |rel, found| {
+        let line = describe(&canonical, rel, found, plugins);
+        counts.add(&line);
+        result = if json {
+            serde_json::to_writer(&mut out, &line)
+                .map_err(std::io::Error::other)
+                .and_then(|()| out.write_all(b"\n"))
+        } else {
+            writeln!(out, "{}", text(&line))
+        };
+        result.is_ok()
+    });
     result?;
     out.flush()?;
     Ok(counts)

@@ -126,10 +126,18 @@ async fn configure(
 /// folder: `$XDG_STATE_HOME/modoai`, `~/.local/state/modoai` (or `modoai-state` here without a
 /// home).
 fn state_dir(args: &ServeArgs, file: &FileConfig) -> PathBuf {
-    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let env = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     let beside_config = || {
         let conf = args.config.as_ref()?;
-        Some(conf.parent().unwrap_or(std::path::Path::new("")).join("modoai-state"))
+        Some(
+            conf.parent()
+                .unwrap_or(std::path::Path::new(""))
+                .join("modoai-state"),
+        )
     };
     args.state_dir
         .clone()

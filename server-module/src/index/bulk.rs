@@ -45,7 +45,12 @@ pub(super) fn load(index: &Index, found: impl Iterator<Item = Found>) -> Result<
             continue;
         }
         let id = catalog.intern(&f.mime);
-        let rec = Record { datestamp: f.mtime, mime: id, stamp: f.stamp, deleted: false };
+        let rec = Record {
+            datestamp: f.mtime,
+            mime: id,
+            stamp: f.stamp,
+            deleted: false,
+        };
         records.write(f.path.as_bytes(), rec.encode().to_vec())?;
         order.push(&codec::order_key(f.mtime, &f.path))?;
         sets.push(&codec::set_key(id, f.mtime, &f.path))?;

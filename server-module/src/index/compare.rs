@@ -65,16 +65,29 @@ impl Compare<'_> {
     /// Every file below the folder `below` ("" for the root), compared with the stored records
     /// under it (all records when `stored` is false: the first index has none).
     pub(super) fn folder(&self, below: &Path, stored: bool, tx: &mpsc::Sender<Vec<Work>>) {
-        let mut out = Out { buf: Vec::new(), tx, open: true };
+        let mut out = Out {
+            buf: Vec::new(),
+            tx,
+            open: true,
+        };
         let snap = self.index.db.snapshot();
         let range = prefix_range(below);
         let mut records = snap
             .range(&self.index.ks.records, range)
             .filter_map(|g| g.into_inner().ok())
             .filter(|_| stored)
-            .filter_map(|(k, v)| Some((Arc::<str>::from(std::str::from_utf8(&k).ok()?), Record::decode(&v)?)))
+            .filter_map(|(k, v)| {
+                Some((
+                    Arc::<str>::from(std::str::from_utf8(&k).ok()?),
+                    Record::decode(&v)?,
+                ))
+            })
             .peekable();
-        let walk = Walk { root: self.root, own: self.own, own_inside: self.own_inside };
+        let walk = Walk {
+            root: self.root,
+            own: self.own,
+            own_inside: self.own_inside,
+        };
         let is_dir = std::fs::symlink_metadata(self.root.join(below)).is_ok_and(|m| m.is_dir());
         if is_dir || below.as_os_str().is_empty() {
             walk.run(below, &mut |c| {
@@ -87,7 +100,9 @@ impl Compare<'_> {
                 if stored.is_some_and(|r| !r.deleted && r.stamp == c.stamp) {
                     return true;
                 }
-                let mime = self.detect.then(|| crate::mime::detect(&self.root.join(&c.rel)));
+                let mime = self
+                    .detect
+                    .then(|| crate::mime::detect(&self.root.join(&c.rel)));
                 out.push(Work::Check(c, mime))
             });
         }
@@ -102,11 +117,19 @@ impl Compare<'_> {
     /// The file at `rel` compared with its stored record.
     pub(super) fn file(&self, rel: &Path) -> Option<Work> {
         let path = url_path::encode(rel);
-        let stored = self.index.ks.records.get(path.as_bytes()).ok()?.and_then(|v| Record::decode(&v));
+        let stored = self
+            .index
+            .ks
+            .records
+            .get(path.as_bytes())
+            .ok()?
+            .and_then(|v| Record::decode(&v));
         match scan::candidate(self.root, self.root, self.own, rel) {
             Some(c) if stored.is_some_and(|r| !r.deleted && r.stamp == c.stamp) => None,
             Some(c) => {
-                let mime = self.detect.then(|| crate::mime::detect(&self.root.join(rel)));
+                let mime = self
+                    .detect
+                    .then(|| crate::mime::detect(&self.root.join(rel)));
                 Some(Work::Check(c, mime))
             }
             None if stored.is_some_and(|r| !r.deleted) => Some(Work::Gone(Arc::from(path))),

@@ -35,8 +35,8 @@ pub(crate) use filter::Filter;
 pub use read::Change;
 pub(crate) use read::View;
 pub(crate) use scan::{is_visible, regular_file_meta, survey, Candidate, Skip};
-pub use store::IndexError;
 pub(crate) use store::Index;
+pub use store::IndexError;
 pub(crate) use watch::{maintain, Maintenance, Types};
 
 #[cfg(test)]

@@ -59,7 +59,12 @@ impl Index {
 
     /// Up to `limit` records matching `filter` that follow `after` in the stable order.
     #[cfg(test)]
-    pub(crate) fn page(&self, filter: &Filter, after: Option<&Key>, limit: usize) -> Vec<Arc<Entry>> {
+    pub(crate) fn page(
+        &self,
+        filter: &Filter,
+        after: Option<&Key>,
+        limit: usize,
+    ) -> Vec<Arc<Entry>> {
         self.view().page(filter, after, limit)
     }
 
@@ -95,7 +100,12 @@ impl Index {
             .filter_map(|(k, v)| {
                 let (seq, kind, path) = codec::decode_change(&k, &v)?;
                 let datestamp = codec::ds_from(&k);
-                Some(Change { datestamp, seq, kind, path })
+                Some(Change {
+                    datestamp,
+                    seq,
+                    kind,
+                    path,
+                })
             })
             .take(limit)
             .collect()
@@ -129,7 +139,12 @@ impl View<'_> {
     }
 
     /// Up to `limit` records matching `filter` that follow `after` in the stable order.
-    pub(crate) fn page(&self, filter: &Filter, after: Option<&Key>, limit: usize) -> Vec<Arc<Entry>> {
+    pub(crate) fn page(
+        &self,
+        filter: &Filter,
+        after: Option<&Key>,
+        limit: usize,
+    ) -> Vec<Arc<Entry>> {
         self.keys(filter, after)
             .filter_map(|k| {
                 let path = codec::path_of_order_key(&k)?;
@@ -155,7 +170,11 @@ impl View<'_> {
     /// The `order` keys (datestamp, path) matching `filter` after `after`, in order. A set
     /// filter walks the set's MIME types' ranges of `sets` together, so a page of a rare set
     /// never visits the rest of the site.
-    fn keys<'b>(&'b self, filter: &Filter, after: Option<&Key>) -> Box<dyn Iterator<Item = Vec<u8>> + 'b> {
+    fn keys<'b>(
+        &'b self,
+        filter: &Filter,
+        after: Option<&Key>,
+    ) -> Box<dyn Iterator<Item = Vec<u8>> + 'b> {
         let ks = &self.index.ks;
         match filter.set.as_ref().map(|s| s.as_str()) {
             None | Some(MIME_ROOT) => Box::new(self.range(&ks.order, &[], None, filter, after)),

@@ -88,21 +88,7 @@ impl Index {
                 (t.path().join("index"), Some(t))
             }
         };
-        std::fs::create_dir_all(&folder).map_err(|error| IndexError::Folder {
-            path: folder.clone(),
-            error,
-        })?;
-        let (db, ks, catalog) = open_store(&folder)?;
-        let (db, ks, catalog) = if catalog.complete {
-            (db, ks, catalog)
-        } else {
-            // A first index that never finished (or a new folder): start from nothing, so the
-            // bulk load writes into empty keyspaces.
-            drop((db, ks));
-            std::fs::remove_dir_all(&folder).and_then(|()| std::fs::create_dir_all(&folder))
-                .map_err(|error| IndexError::Folder { path: folder.clone(), error })?;
-            open_store(&folder)?
-        };
+        let (db, ks, catalog) = open_or_create(&folder)?;
         Ok(Index {
             db,
             ks,
@@ -174,10 +160,7 @@ impl Index {
 
     /// Makes `catalog` the current one (after its batch is committed).
     pub(super) fn publish(&self, catalog: Catalog) {
-        *self
-            .catalog
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Arc::new(catalog);
+        *self.catalog.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(catalog);
     }
 
     /// Every set spec with at least one record, sorted, the root first.
@@ -221,7 +204,41 @@ fn folder_name(root: &Path) -> String {
         .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         .take(40)
         .collect();
-    format!("index-{}-{}", name.trim_start_matches('.'), &hex::encode(digest)[..12])
+    format!(
+        "index-{}-{}",
+        name.trim_start_matches('.'),
+        &hex::encode(digest)[..12]
+    )
+}
+
+/// The store in `folder` if it holds a complete index; else a new, empty one. A new store is
+/// made in a sibling folder and renamed into place once it exists whole, so a crash while it is
+/// made (the store's own files are not made atomically) leaves either no store or a whole one.
+fn open_or_create(folder: &Path) -> Result<(Database, Spaces, Catalog), IndexError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |error| IndexError::Folder { path, error }
+    };
+    if folder.exists() {
+        let (db, ks, catalog) = open_store(folder)?;
+        if catalog.complete {
+            return Ok((db, ks, catalog));
+        }
+        // A first index that never finished: start again from nothing, so that the bulk load
+        // writes into empty keyspaces.
+        drop((db, ks));
+        std::fs::remove_dir_all(folder).map_err(io(folder))?;
+    }
+    let mut fresh = folder.as_os_str().to_owned();
+    fresh.push(".new");
+    let fresh = PathBuf::from(fresh);
+    if fresh.exists() {
+        std::fs::remove_dir_all(&fresh).map_err(io(&fresh))?;
+    }
+    std::fs::create_dir_all(&fresh).map_err(io(&fresh))?;
+    drop(open_store(&fresh)?);
+    std::fs::rename(&fresh, folder).map_err(io(folder))?;
+    open_store(folder)
 }
 
 fn open_store(folder: &Path) -> Result<(Database, Spaces, Catalog), IndexError> {

@@ -120,7 +120,11 @@ impl Walk<'_> {
 #[cfg(test)]
 fn all(root: &Path) -> Vec<String> {
     let own = OwnFiles::default();
-    let w = Walk { root, own: &own, own_inside: false };
+    let w = Walk {
+        root,
+        own: &own,
+        own_inside: false,
+    };
     let mut out = Vec::new();
     w.run(Path::new(""), &mut |c| {
         out.push(c.path.to_string());
@@ -128,7 +132,6 @@ fn all(root: &Path) -> Vec<String> {
     });
     out
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -138,7 +141,9 @@ mod tests {
     fn files_come_in_url_path_order() {
         let dir = tempfile::tempdir().unwrap();
         let root = fs::canonicalize(dir.path()).unwrap();
-        for f in ["a/x", "a-b", "a.txt", "a0", "a%/y", "b c/z", "a/b/c", "ab/d", ".hid/x", "z"] {
+        for f in [
+            "a/x", "a-b", "a.txt", "a0", "a%/y", "b c/z", "a/b/c", "ab/d", ".hid/x", "z",
+        ] {
             let p = root.join(f);
             fs::create_dir_all(p.parent().unwrap()).unwrap();
             fs::write(&p, f).unwrap();

@@ -83,7 +83,11 @@ pub(crate) async fn maintain(index: Arc<Index>, m: Maintenance) {
     });
     // Watch first, so nothing that changes during the first scan is missed.
     let (tx, mut rx) = mpsc::unbounded_channel::<PathBuf>();
-    let _watcher = if m.watch { start_watcher(&ctx.root, tx) } else { None };
+    let _watcher = if m.watch {
+        start_watcher(&ctx.root, tx)
+    } else {
+        None
+    };
     ctx.start().await;
     let mut ticker = tokio::time::interval(m.rescan);
     ticker.reset();
@@ -128,9 +132,17 @@ impl Ctx {
                 self.forget_deletions().await;
             }
             self.index.set_ready();
-            tracing::info!(records = self.index.len(), elapsed_ms = started.elapsed().as_millis() as u64, "index loaded from the state folder; reconciling with the disk");
+            tracing::info!(
+                records = self.index.len(),
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "index loaded from the state folder; reconciling with the disk"
+            );
             self.full_scan().await;
-            tracing::info!(records = self.index.len(), elapsed_ms = started.elapsed().as_millis() as u64, "index reconciled");
+            tracing::info!(
+                records = self.index.len(),
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "index reconciled"
+            );
             return;
         }
         if let Err(err) = self.first_index().await {
@@ -138,7 +150,11 @@ impl Ctx {
         }
         self.index.scanned();
         self.index.set_ready();
-        tracing::info!(records = self.index.len(), elapsed_ms = started.elapsed().as_millis() as u64, "index ready");
+        tracing::info!(
+            records = self.index.len(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "index ready"
+        );
     }
 
     /// Walks the root and stores every file found, in bulk.
@@ -147,12 +163,27 @@ impl Ctx {
         let walker = self.spawn_compare(PathBuf::new(), false, tx);
         let (found_tx, found_rx) = std::sync::mpsc::sync_channel::<Vec<Found>>(8);
         let index = self.index.clone();
-        let loader = tokio::task::spawn_blocking(move || bulk::load(&index, found_rx.into_iter().flatten()));
+        let loader =
+            tokio::task::spawn_blocking(move || bulk::load(&index, found_rx.into_iter().flatten()));
         while let Some(work) = rx.recv().await {
-            let found = self.typed(work).await.into_iter().filter_map(|op| match op {
-                Op::Put { path, stamp, mtime, mime } => Some(Found { path, stamp, mtime, mime }),
-                _ => None,
-            });
+            let found = self
+                .typed(work)
+                .await
+                .into_iter()
+                .filter_map(|op| match op {
+                    Op::Put {
+                        path,
+                        stamp,
+                        mtime,
+                        mime,
+                    } => Some(Found {
+                        path,
+                        stamp,
+                        mtime,
+                        mime,
+                    }),
+                    _ => None,
+                });
             if found_tx.send(found.collect()).is_err() {
                 break;
             }
@@ -165,7 +196,12 @@ impl Ctx {
         }
     }
 
-    fn spawn_compare(self: &Arc<Self>, below: PathBuf, stored: bool, tx: mpsc::Sender<Vec<Work>>) -> tokio::task::JoinHandle<()> {
+    fn spawn_compare(
+        self: &Arc<Self>,
+        below: PathBuf,
+        stored: bool,
+        tx: mpsc::Sender<Vec<Work>>,
+    ) -> tokio::task::JoinHandle<()> {
         let ctx = self.clone();
         tokio::task::spawn_blocking(move || ctx.compare().folder(&below, stored, &tx))
     }
@@ -189,7 +225,9 @@ impl Ctx {
 
     /// Updates the index for one changed path: a file, a folder, or something that vanished.
     async fn reconcile(self: &Arc<Self>, abs: &Path) {
-        let Ok(rel) = abs.strip_prefix(&self.root) else { return };
+        let Ok(rel) = abs.strip_prefix(&self.root) else {
+            return;
+        };
         if !rel.as_os_str().is_empty() && !scan::is_visible(rel) || self.own.find(abs).is_some() {
             return;
         }
@@ -232,7 +270,12 @@ impl Ctx {
             },
             (Types::Detect, None) => crate::mime::detect(&self.root.join(&c.rel)),
         };
-        Op::Put { path: c.path, stamp: c.stamp, mtime: c.datestamp, mime }
+        Op::Put {
+            path: c.path,
+            stamp: c.stamp,
+            mtime: c.datestamp,
+            mime,
+        }
     }
 
     /// Applies `ops` on a blocking thread.
@@ -244,7 +287,9 @@ impl Ctx {
         match tokio::task::spawn_blocking(move || index.apply(ops, tombstones)).await {
             Ok(Ok(n)) if n > 0 => tracing::debug!(records = n, "index updated"),
             Ok(Ok(_)) => {}
-            Ok(Err(err)) => tracing::error!(error = %err, "cannot update the site index; the next rescan will try again"),
+            Ok(Err(err)) => {
+                tracing::error!(error = %err, "cannot update the site index; the next rescan will try again")
+            }
             Err(err) => tracing::error!(error = %err, "the index update stopped"),
         }
     }
@@ -252,9 +297,14 @@ impl Ctx {
     /// Removes the stored deletions (deletion records were turned off since they were stored).
     async fn forget_deletions(&self) {
         let index = self.index.clone();
-        let paths = tokio::task::spawn_blocking(move || index.deleted_paths()).await.unwrap_or_default();
+        let paths = tokio::task::spawn_blocking(move || index.deleted_paths())
+            .await
+            .unwrap_or_default();
         for chunk in paths.chunks(1024) {
-            let ops = chunk.iter().map(|p| Op::Forget { path: p.clone() }).collect();
+            let ops = chunk
+                .iter()
+                .map(|p| Op::Forget { path: p.clone() })
+                .collect();
             self.store(ops).await;
         }
     }

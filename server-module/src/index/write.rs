@@ -114,17 +114,40 @@ impl Batch<'_> {
             self.unlink(op.path(), r);
         }
         match op {
-            Op::Put { path, stamp, mtime, mime } => {
-                let kind = if was_live { ChangeKind::Updated } else { ChangeKind::Created };
+            Op::Put {
+                path,
+                stamp,
+                mtime,
+                mime,
+            } => {
+                let kind = if was_live {
+                    ChangeKind::Updated
+                } else {
+                    ChangeKind::Created
+                };
                 let id = self.catalog.intern(&mime);
-                let rec = Record { datestamp: mtime.max(self.now), mime: id, stamp, deleted: false };
+                let rec = Record {
+                    datestamp: mtime.max(self.now),
+                    mime: id,
+                    stamp,
+                    deleted: false,
+                };
                 self.link(&path, &rec);
                 self.log(kind, rec.datestamp, &path);
             }
             Op::Delete { path } if tombstones => {
                 let old = old.expect("a deletion applies to a live record");
-                let zero = Stamp { size: 0, mtime_ns: 0, inode: 0 };
-                let rec = Record { datestamp: self.now, mime: old.mime, stamp: zero, deleted: true };
+                let zero = Stamp {
+                    size: 0,
+                    mtime_ns: 0,
+                    inode: 0,
+                };
+                let rec = Record {
+                    datestamp: self.now,
+                    mime: old.mime,
+                    stamp: zero,
+                    deleted: true,
+                };
                 self.link(&path, &rec);
                 self.log(ChangeKind::Deleted, self.now, &path);
             }
@@ -141,8 +164,10 @@ impl Batch<'_> {
     /// Takes `r`, the record at `path`, out of the orderings and the counts.
     fn unlink(&mut self, path: &str, r: &Record) {
         let ks = &self.index.ks;
-        self.batch.remove(&ks.order, codec::order_key(r.datestamp, path));
-        self.batch.remove(&ks.sets, codec::set_key(r.mime, r.datestamp, path));
+        self.batch
+            .remove(&ks.order, codec::order_key(r.datestamp, path));
+        self.batch
+            .remove(&ks.sets, codec::set_key(r.mime, r.datestamp, path));
         self.catalog.count(r.mime, -1);
         if r.deleted {
             self.catalog.deleted -= 1;
@@ -154,9 +179,12 @@ impl Batch<'_> {
     /// Stores `r` as the record at `path`, in the orderings and the counts.
     fn link(&mut self, path: &str, r: &Record) {
         let ks = &self.index.ks;
-        self.batch.insert(&ks.records, path.as_bytes(), r.encode().to_vec());
-        self.batch.insert(&ks.order, codec::order_key(r.datestamp, path), []);
-        self.batch.insert(&ks.sets, codec::set_key(r.mime, r.datestamp, path), []);
+        self.batch
+            .insert(&ks.records, path.as_bytes(), r.encode().to_vec());
+        self.batch
+            .insert(&ks.order, codec::order_key(r.datestamp, path), []);
+        self.batch
+            .insert(&ks.sets, codec::set_key(r.mime, r.datestamp, path), []);
         self.catalog.count(r.mime, 1);
         if r.deleted {
             self.catalog.deleted += 1;
@@ -168,12 +196,17 @@ impl Batch<'_> {
     fn log(&mut self, kind: ChangeKind, at: Datestamp, path: &str) {
         let key = codec::change_key(at, self.catalog.seq);
         self.catalog.seq += 1;
-        self.batch.insert(&self.index.ks.changes, key.to_vec(), codec::change_value(kind, path));
+        self.batch.insert(
+            &self.index.ks.changes,
+            key.to_vec(),
+            codec::change_value(kind, path),
+        );
     }
 
     fn commit(mut self) -> Result<Catalog, fjall::Error> {
         let ks = &self.index.ks;
-        self.batch.insert(&ks.meta, catalog::KEY, self.catalog.encode());
+        self.batch
+            .insert(&ks.meta, catalog::KEY, self.catalog.encode());
         self.batch.commit()?;
         Ok(self.catalog)
     }

@@ -17,8 +17,8 @@ pub(crate) type OaiBody = http_body_util::combinators::UnsyncBoxBody<Bytes, BoxE
 /// The Content-Type of every OAI-PMH response.
 pub(crate) const TEXT_XML: &str = "text/xml; charset=UTF-8";
 
-/// Frames are sent once this many bytes are buffered.
-const FRAME: usize = 64 * 1024;
+/// Frames are sent once this many bytes are buffered (a few Base64 runs: fewer, larger writes).
+pub(crate) const FRAME: usize = 256 * 1024;
 
 /// Opens the envelope: declaration, root element, responseDate and the request element.
 /// `echo` holds the arguments to repeat as attributes (none for badVerb and badArgument).
@@ -125,7 +125,8 @@ impl Sink {
     }
 
     async fn send(&mut self) -> Result<(), Halt> {
-        let bytes = self.xml.take();
+        // The next frame's buffer is allocated once, at its full size.
+        let bytes = self.xml.take_leaving(FRAME + FRAME / 2);
         self.tx.send(Ok(bytes)).await.map_err(|_| Halt::Gone)
     }
 

@@ -20,6 +20,9 @@ use crate::fetch::BoxError;
 use crate::index::{is_visible, regular_file_meta};
 use crate::own::OwnFiles;
 
+/// Bytes per read of a file being sent.
+const READ_CHUNK: usize = 256 * 1024;
+
 /// The body of [`SiteService`] responses.
 pub type SiteBody = UnsyncBoxBody<Bytes, BoxError>;
 
@@ -186,6 +189,9 @@ async fn serve_file<B: Send + 'static>(
             .parse()
             .unwrap_or(mime_guess::mime::APPLICATION_OCTET_STREAM),
     )
+    // Large reads: each read is a hop to a blocking thread (tokio's files), and oai_didl encodes
+    // whole frames at once.
+    .with_buf_chunk_size(READ_CHUNK)
     .oneshot(req)
     .await;
     let mut res = res.map(|b| b.map_err(BoxError::from).boxed_unsync());
