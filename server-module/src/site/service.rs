@@ -139,11 +139,19 @@ impl SiteService {
             return res;
         }
         let path = req.uri().path().to_owned();
+        let plain = super::small::is_plain(req.method(), req.headers());
         let found = tokio::task::spawn_blocking(move || {
-            self.resolve(&path)
-                .map(|(p, m)| (p.clone(), m, crate::mime::detect(&p)))
+            self.resolve(&path).map(|(p, m)| {
+                let mime = crate::mime::detect(&p);
+                let body = if plain {
+                    super::small::read(&p, &m)
+                } else {
+                    None
+                };
+                (p, m, mime, body)
+            })
         });
-        let Ok(Some((file, meta, mime))) = found.await else {
+        let Ok(Some((file, meta, mime, body))) = found.await else {
             return status(StatusCode::NOT_FOUND);
         };
         let etag = etag(&meta);
@@ -167,6 +175,9 @@ impl SiteService {
                 insert(&mut res, LAST_MODIFIED, &httpdate::fmt_http_date(mtime));
             }
             return res;
+        }
+        if let Some(bytes) = body {
+            return super::small::response(bytes, &mime, &etag, &meta);
         }
         serve_file(&file, &mime, &etag, req).await
     }
