@@ -17,7 +17,7 @@ use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
 use quick_xml::NsReader;
 
-use crate::plugins::{OutputKind, PluginResult};
+use crate::plugins::PluginResult;
 use crate::xml::Xml;
 
 /// The CRATE-UID statement: the resource URL plus the dissemination instant.
@@ -76,26 +76,22 @@ fn write_plugin(x: &mut Xml, r: &PluginResult) {
         attrs.push(("note", n));
     }
     x.start("crate:plugin", &attrs);
-    if !run.stdout.is_empty() {
-        write_output(
-            x,
-            "crate:output",
-            &run.stdout,
-            r.output_kind == OutputKind::Xml,
-        );
+    if let Some(root) = &r.xml_root {
+        x.start("crate:output", &[("encoding", "xml")]);
+        x.raw(&run.stdout[root.clone()]);
+        x.end("crate:output");
+    } else if !run.stdout.is_empty() {
+        write_output(x, "crate:output", &run.stdout);
     }
     if !run.stderr.is_empty() {
-        write_output(x, "crate:stderr", &run.stderr, false);
+        write_output(x, "crate:stderr", &run.stderr);
     }
     x.end("crate:plugin");
 }
 
-fn write_output(x: &mut Xml, name: &str, bytes: &[u8], as_xml: bool) {
-    if let Some(root) = as_xml.then(|| embeddable(bytes)).flatten() {
-        x.start(name, &[("encoding", "xml")]);
-        x.raw(root);
-        x.end(name);
-    } else if let Ok(text) = std::str::from_utf8(bytes) {
+/// Output that is not embedded as XML: escaped text, or Base64 when it is not UTF-8.
+fn write_output(x: &mut Xml, name: &str, bytes: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(bytes) {
         x.leaf(name, &[("encoding", "text")], text);
     } else {
         x.leaf(name, &[("encoding", "base64")], &B64.encode(bytes));
