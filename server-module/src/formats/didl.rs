@@ -181,6 +181,9 @@ async fn stream_base64(sink: &mut Sink, mut body: InnerBody) -> Result<(), Halt>
             sink.xml.base64(&rest[..take]);
             rest = &rest[take..];
             sink.flush().await?;
+            // Bounded work per poll: after each run, the visitors' requests on this worker go
+            // first.
+            tokio::task::yield_now().await;
         }
         carry.keep(rest);
     }

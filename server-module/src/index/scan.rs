@@ -12,6 +12,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use modoai_protocol::Datestamp;
+#[cfg(feature = "cli")]
 use walkdir::{DirEntry, WalkDir};
 
 use super::entry::Stamp;
@@ -54,6 +55,7 @@ pub(crate) enum Skip {
 /// every path, sorted by name, with the candidate, or the reason it is not a record: a hidden or own folder once
 /// (nothing below it is entered), an unreadable path once; until `each` returns false. The
 /// dry run of `modoai records`; the index walks with `walk.rs`.
+#[cfg(feature = "cli")]
 pub(crate) fn survey(
     root: &Path,
     canonical_root: &Path,
@@ -100,6 +102,7 @@ pub(crate) fn survey(
 }
 
 /// Why the folder `entry` is not entered, if it is not.
+#[cfg(feature = "cli")]
 fn folder_skip(entry: &DirEntry, own: &OwnFiles) -> Option<Skip> {
     if entry.depth() > 0 && entry.file_name().as_bytes().starts_with(b".") {
         return Some(Skip::Hidden);

@@ -58,6 +58,9 @@ pub(crate) enum IoClass {
 pub(crate) struct Isolation {
     /// The argv put before every tool's argv; empty when nothing is changed.
     prefix: Vec<OsString>,
+    /// How many of `prefix`'s arguments set the CPU class (`chrt --idle 0`): left out for the
+    /// version commands at start-up, which would otherwise wait on a busy machine.
+    class_args: usize,
     /// `RLIMIT_CPU` soft limit, seconds.
     pub(crate) cpu_secs: Option<u64>,
     /// `RLIMIT_DATA`, MiB.
@@ -135,6 +138,7 @@ impl Isolation {
             prefix.push(program("chrt", "cpu-class", span)?.into());
             prefix.extend(["--idle".into(), "0".into()]);
         }
+        let class_args = prefix.len();
         if nice > 0 {
             prefix.push(program("nice", "nice", s.nice.as_ref().map(|n| n.span()))?.into());
             prefix.extend(["-n".into(), nice.to_string().into()]);
@@ -167,6 +171,7 @@ impl Isolation {
         }
         Ok(Isolation {
             prefix,
+            class_args,
             cpu_secs,
             memory_mb,
         })
@@ -176,6 +181,15 @@ impl Isolation {
     pub(crate) fn wrap(&self, argv: &[OsString]) -> Vec<OsString> {
         let mut out = Vec::with_capacity(self.prefix.len() + argv.len());
         out.extend_from_slice(&self.prefix);
+        out.extend_from_slice(argv);
+        out
+    }
+
+    /// The argv that starts a version command: as [`Isolation::wrap`], but in the normal CPU
+    /// class, so that the start-up's probes finish on a busy machine too (they run once).
+    pub(crate) fn wrap_probe(&self, argv: &[OsString]) -> Vec<OsString> {
+        let mut out = Vec::with_capacity(self.prefix.len() + argv.len());
+        out.extend_from_slice(&self.prefix[self.class_args..]);
         out.extend_from_slice(argv);
         out
     }
@@ -238,6 +252,8 @@ mod tests {
             .collect();
         assert!(text[0].ends_with("/chrt"), "{text:?}");
         assert_eq!(text[1..3], ["--idle", "0"]);
+        let probe = iso.wrap_probe(&["tool".into()]);
+        assert!(probe[0].to_string_lossy().ends_with("/nice"), "{probe:?}");
         let text = &text[3..];
         assert!(text[0].ends_with("/nice"), "{text:?}");
         assert_eq!(text[1..3], ["-n", "10"]);
