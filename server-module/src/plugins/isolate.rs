@@ -60,7 +60,7 @@ pub(crate) struct Isolation {
     prefix: Vec<OsString>,
     /// How many of `prefix`'s arguments set the CPU class (`chrt --idle 0`): left out for the
     /// version commands at start-up, which would otherwise wait on a busy machine.
-    class_args: usize,
+    cpu_args: usize,
     /// `RLIMIT_CPU` soft limit, seconds.
     pub(crate) cpu_secs: Option<u64>,
     /// `RLIMIT_DATA`, MiB.
@@ -138,7 +138,7 @@ impl Isolation {
             prefix.push(program("chrt", "cpu-class", span)?.into());
             prefix.extend(["--idle".into(), "0".into()]);
         }
-        let class_args = prefix.len();
+        let cpu_args = prefix.len();
         if nice > 0 {
             prefix.push(program("nice", "nice", s.nice.as_ref().map(|n| n.span()))?.into());
             prefix.extend(["-n".into(), nice.to_string().into()]);
@@ -171,7 +171,7 @@ impl Isolation {
         }
         Ok(Isolation {
             prefix,
-            class_args,
+            cpu_args,
             cpu_secs,
             memory_mb,
         })
@@ -189,7 +189,7 @@ impl Isolation {
     /// class, so that the start-up's probes finish on a busy machine too (they run once).
     pub(crate) fn wrap_probe(&self, argv: &[OsString]) -> Vec<OsString> {
         let mut out = Vec::with_capacity(self.prefix.len() + argv.len());
-        out.extend_from_slice(&self.prefix[self.class_args..]);
+        out.extend_from_slice(&self.prefix[self.cpu_args..]);
         out.extend_from_slice(argv);
         out
     }
