@@ -247,11 +247,30 @@ impl Ctx {
 
     /// The ops of `work`: types asked of the site where needed, in order.
     async fn typed(&self, work: Vec<Work>) -> Vec<Op> {
+        if matches!(self.types, Types::Detect) {
+            // The walk typed every file already: nothing to wait for.
+            return work.into_iter().map(|w| self.detected(w)).collect();
+        }
         futures_util::stream::iter(work)
             .map(|w| self.op(w))
             .buffered(PROBES_IN_FLIGHT)
             .collect()
             .await
+    }
+
+    fn detected(&self, work: Work) -> Op {
+        match work {
+            Work::Gone(path) => Op::Delete { path },
+            Work::Check(c, mime) => {
+                let mime = mime.unwrap_or_else(|| crate::mime::detect(&self.root.join(&c.rel)));
+                Op::Put {
+                    path: c.path,
+                    stamp: c.stamp,
+                    mtime: c.datestamp,
+                    mime,
+                }
+            }
+        }
     }
 
     async fn op(&self, work: Work) -> Op {
