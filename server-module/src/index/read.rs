@@ -57,17 +57,6 @@ impl Index {
         self.view().get(path)
     }
 
-    /// Up to `limit` records matching `filter` that follow `after` in the stable order.
-    #[cfg(test)]
-    pub(crate) fn page(
-        &self,
-        filter: &Filter,
-        after: Option<&Key>,
-        limit: usize,
-    ) -> Vec<Arc<Entry>> {
-        self.view().page(filter, after, limit)
-    }
-
     /// The lowest datestamp of any record, deleted ones included.
     pub(crate) fn earliest(&self) -> Option<Datestamp> {
         let snap = self.db.snapshot();

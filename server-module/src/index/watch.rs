@@ -81,14 +81,32 @@ pub(crate) async fn maintain(index: Arc<Index>, m: Maintenance) {
         tombstones: m.tombstones,
         own,
     });
-    // Watch first, so nothing that changes during the first scan is missed.
+    // The watcher is set up (a walk of every folder) while the index is loaded or built: a
+    // first index becomes ready once both are done, so no change after the first answer is
+    // missed; a stored index answers at once, and is reconciled once the watcher is set up.
+    let started = Instant::now();
     let (tx, mut rx) = mpsc::unbounded_channel::<PathBuf>();
-    let _watcher = if m.watch {
-        start_watcher(&ctx.root, tx)
-    } else {
-        None
+    let root = ctx.root.clone();
+    let watching = m
+        .watch
+        .then(|| tokio::task::spawn_blocking(move || start_watcher(&root, tx)));
+    let stored = ctx.start().await;
+    let _watcher = match watching {
+        Some(setup) => setup.await.ok().flatten(),
+        None => None,
     };
-    ctx.start().await;
+    let elapsed_ms = started.elapsed().as_millis() as u64;
+    if stored {
+        ctx.full_scan().await;
+        tracing::info!(
+            records = index.len(),
+            elapsed_ms,
+            "index reconciled with the disk"
+        );
+    } else {
+        index.set_ready();
+        tracing::info!(records = index.len(), elapsed_ms, "index ready");
+    }
     let mut ticker = tokio::time::interval(m.rescan);
     ticker.reset();
     loop {
@@ -124,8 +142,9 @@ impl Ctx {
         }
     }
 
-    /// The first index, or the stored one made ready and reconciled with the disk.
-    async fn start(self: &Arc<Self>) {
+    /// The first index (the caller makes it ready), or the stored one made ready; true for a
+    /// stored one (which the caller then reconciles with the disk).
+    async fn start(self: &Arc<Self>) -> bool {
         let started = Instant::now();
         if self.index.catalog().complete {
             if !self.tombstones && self.index.catalog().deleted > 0 {
@@ -137,24 +156,13 @@ impl Ctx {
                 elapsed_ms = started.elapsed().as_millis() as u64,
                 "index loaded from the state folder; reconciling with the disk"
             );
-            self.full_scan().await;
-            tracing::info!(
-                records = self.index.len(),
-                elapsed_ms = started.elapsed().as_millis() as u64,
-                "index reconciled"
-            );
-            return;
+            return true;
         }
         if let Err(err) = self.first_index().await {
             tracing::error!(error = %err, "the first index failed; the periodic rescan will try again");
         }
         self.index.scanned();
-        self.index.set_ready();
-        tracing::info!(
-            records = self.index.len(),
-            elapsed_ms = started.elapsed().as_millis() as u64,
-            "index ready"
-        );
+        false
     }
 
     /// Walks the root and stores every file found, in bulk.
