@@ -53,7 +53,18 @@ fn statement(x: &mut Xml, body: impl FnOnce(&mut Xml)) {
     x.end("didl:Descriptor");
 }
 
+/// One plugin's `crate:plugin` element. A result is written the same way every time, so its
+/// bytes are made once and kept with it (a warm page copies them).
 fn write_plugin(x: &mut Xml, r: &PluginResult) {
+    let bytes = r.element.get_or_init(|| {
+        let mut own = Xml::new();
+        plugin_element(&mut own, r);
+        own.take()
+    });
+    x.raw(bytes);
+}
+
+fn plugin_element(x: &mut Xml, r: &PluginResult) {
     let run = &r.run;
     let exit = run.exit_code.map(|c| c.to_string());
     let ms = run.duration_ms.to_string();

@@ -34,9 +34,9 @@ pub(crate) use entry::{Entry, Key};
 pub(crate) use filter::Filter;
 pub use read::Change;
 pub(crate) use read::View;
+pub(crate) use scan::{is_visible, regular_file_meta};
 #[cfg(feature = "cli")]
-pub(crate) use scan::survey;
-pub(crate) use scan::{is_visible, regular_file_meta, Candidate, Skip};
+pub(crate) use scan::{survey, Candidate, Skip};
 pub(crate) use store::Index;
 pub use store::IndexError;
 pub(crate) use watch::{maintain, Maintenance, Types};

@@ -26,6 +26,8 @@ pub(crate) struct PluginResult {
     /// For `xml` output: where in stdout the one root element lies, if the output can be
     /// embedded as XML (checked once, when the result is made).
     pub(crate) xml_root: Option<std::ops::Range<usize>>,
+    /// The `crate:plugin` element of this result, once written.
+    pub(crate) element: std::sync::OnceLock<bytes::Bytes>,
 }
 
 /// One plugin, ready to run.
@@ -84,6 +86,7 @@ impl Loaded {
             cached,
             run,
             xml_root,
+            element: std::sync::OnceLock::new(),
         })
     }
 }
