@@ -77,7 +77,8 @@ fn bash(dir: &Path, command: &str) -> Command {
     // serve the example site at once would otherwise share one index, which only one server may
     // hold; and nothing is left in the home folder.
     let state = std::env::temp_dir().join(format!("modoai-docs-state-{}", std::process::id()));
-    cmd.env("XDG_STATE_HOME", state).env_remove("STATE_DIRECTORY");
+    cmd.env("XDG_STATE_HOME", state)
+        .env_remove("STATE_DIRECTORY");
     cmd.stdin(Stdio::null());
     cmd
 }

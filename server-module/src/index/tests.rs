@@ -37,6 +37,7 @@ fn filter(set: Option<&str>, from: Option<i64>) -> Filter {
 
 fn paths(index: &Index, f: &Filter) -> Vec<String> {
     index
+        .view()
         .page(f, None, 1000)
         .iter()
         .map(|e| e.path.to_string())

@@ -85,7 +85,7 @@ pub(crate) async fn maintain(index: Arc<Index>, m: Maintenance) {
     // first index becomes ready once both are done, so no change after the first answer is
     // missed; a stored index answers at once, and is reconciled once the watcher is set up.
     let started = Instant::now();
-    let (tx, mut rx) = mpsc::unbounded_channel::<PathBuf>();
+    let (tx, rx) = mpsc::unbounded_channel::<PathBuf>();
     let root = ctx.root.clone();
     let watching = m
         .watch
@@ -107,26 +107,36 @@ pub(crate) async fn maintain(index: Arc<Index>, m: Maintenance) {
         index.set_ready();
         tracing::info!(records = index.len(), elapsed_ms, "index ready");
     }
-    let mut ticker = tokio::time::interval(m.rescan);
-    ticker.reset();
-    loop {
-        tokio::select! {
-            Some(first) = rx.recv() => {
-                // Editors and copies send bursts of events: gather them briefly, then reconcile once.
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                let mut paths: HashSet<PathBuf> = HashSet::from([first]);
-                while let Ok(p) = rx.try_recv() {
-                    paths.insert(p);
+    drop(index);
+    ctx.follow(rx, m.rescan).await;
+}
+
+impl Ctx {
+    /// File-system events and periodic rescans, until the index is dropped by every other user.
+    async fn follow(self: &Arc<Self>, mut rx: mpsc::UnboundedReceiver<PathBuf>, rescan: Duration) {
+        let mut ticker = tokio::time::interval(rescan);
+        ticker.reset();
+        loop {
+            tokio::select! {
+                Some(first) = rx.recv() => {
+                    // Editors and copies send bursts of events: gather them briefly, then
+                    // reconcile once.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    let mut paths: HashSet<PathBuf> = HashSet::from([first]);
+                    while let Ok(p) = rx.try_recv() {
+                        paths.insert(p);
+                    }
+                    for p in paths {
+                        self.reconcile(&p).await;
+                    }
                 }
-                for p in paths {
-                    ctx.reconcile(&p).await;
-                }
+                _ = ticker.tick() => self.full_scan().await,
             }
-            _ = ticker.tick() => ctx.full_scan().await,
-        }
-        if Arc::strong_count(&index) == 1 {
-            index.sync();
-            return;
+            // This task's handle is the last one: the layer and its services are gone.
+            if Arc::strong_count(&self.index) == 1 {
+                self.index.sync();
+                return;
+            }
         }
     }
 }
