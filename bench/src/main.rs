@@ -1,5 +1,5 @@
-//! `modoai-bench`, run by `scripts/bench`: measures modoai and its harvester side by side with
-//! their peers (nginx, Sickle, gzip) on data it builds itself, and prints a table.
+//! `modoai-bench`, run by `scripts/bench`: measures modoai, its harvester and its explorer side by
+//! side with their peers (nginx, Sickle, gzip, pywb) on data it builds itself, and prints a table.
 
 mod data;
 mod http;
@@ -16,13 +16,14 @@ use procs::Bins;
 use report::Figure;
 use sections::Ctx;
 
-const SECTIONS: [&str; 6] = [
+const SECTIONS: [&str; 7] = [
     "throughput",
     "plugins",
     "visitors",
     "scale",
     "harvester",
     "memory",
+    "explorer",
 ];
 
 /// Measures modoai against nginx, Sickle and gzip on this machine.
@@ -36,13 +37,13 @@ struct Args {
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
     /// Run only these sections (comma-separated): throughput, plugins, visitors, scale,
-    /// harvester, memory.
+    /// harvester, memory, explorer.
     #[arg(long, value_delimiter = ',', value_name = "SECTIONS")]
     only: Vec<String>,
     /// Measured runs per figure after one warm-up run. Default: 3, or 1 with --quick.
     #[arg(long)]
     runs: Option<usize>,
-    /// The folder of the modoai and modoai-harvester binaries.
+    /// The folder of the modoai, modoai-harvester and modoai-explorer binaries.
     #[arg(long, value_name = "DIR")]
     bin_dir: PathBuf,
     /// Where the data is built (a temporary folder inside it, removed at the end).
@@ -108,6 +109,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             "visitors" => sections::visitors::run(&ctx).await,
             "scale" => sections::scale::run(&ctx).await,
             "harvester" => sections::harvester::run(&ctx).await,
+            "explorer" => sections::explorer::run(&ctx).await,
             _ => sections::memory::run(&ctx).await,
         };
         let got = got.map_err(|e| e.context(format!("section {s}")))?;

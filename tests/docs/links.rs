@@ -79,10 +79,11 @@ fn relative_links_and_anchors_resolve() {
 }
 
 /// The top folders whose paths docs/architecture.md names in backticks.
-const TOP: [&str; 8] = [
+const TOP: [&str; 9] = [
     "protocol/",
     "server-module/",
     "harvester/",
+    "explorer/",
     "tests/",
     "examples/",
     "bench/",
@@ -91,7 +92,12 @@ const TOP: [&str; 8] = [
 ];
 
 /// Source folders where the bare `*.rs` names of the architecture diagrams live.
-const SOURCES: [&str; 3] = ["server-module/src", "harvester/src", "protocol/src"];
+const SOURCES: [&str; 4] = [
+    "server-module/src",
+    "harvester/src",
+    "explorer/src",
+    "protocol/src",
+];
 
 /// Every file docs/architecture.md names exists: full paths in backticks, and the `dir/file.rs`
 /// names of its diagrams under one of the crates' `src/`. No line is exempt.

@@ -252,12 +252,55 @@ pub(crate) const TABLE: &[Entry] = &[
     cargo("cargo nextest run -p integration-tests --test harvester faults"),
     cargo("cargo nextest run -p integration-tests --test server -E 'not (test(crate_tools) | test(memory) | test(interop))'"),
     cargo("cargo nextest run -p modoai-harvester --test integration client"),
+    cargo("cargo nextest run -p integration-tests --test explorer keys"),
     cargo("cargo nextest run -p integration-tests --test docs"),
     cargo("cargo test -p modoai --lib"),
     cargo("cargo test -p modoai-protocol"),
     ci("scripts/fuzz page --minutes 60"),
     cargo("MODOAI_SCREENSHOTS=$PWD/docs/screenshots cargo nextest run -p integration-tests --test server browser"),
+    // README.md and docs/explorer.md: after the harvests above, in their archive.
+    run(
+        "cargo run -p modoai-explorer -- index --archive my-archive",
+        "in the index",
+    ),
+    run(
+        "cargo run -p modoai-harvester -- harvest http://127.0.0.1:8080/modoai --archive my-archive --index",
+        "in the index",
+    ),
+    run(
+        "cargo run -p modoai-explorer -- keys add alice --quota 1000/hour --rate 5/s",
+        "added",
+    ),
+    run(
+        "cargo run -p modoai-explorer -- keys add images-only --allow 'mime:image/*'",
+        "added",
+    ),
+    run("cargo run -p modoai-explorer -- keys list", "images-only"),
+    run(
+        "cargo run -p modoai-explorer -- keys revoke images-only",
+        "revoked",
+    ),
+    Entry {
+        command: "cargo run -p modoai-explorer -- serve --archive my-archive --listen 127.0.0.1:8091",
+        how: EXPLORER_SERVE,
+    },
+    Entry {
+        command: "cargo run -p modoai-explorer -- serve --archive my-archive --listen 127.0.0.1:8091 --config explorer.toml",
+        how: How::Peer {
+            script: "docs/explorer.md",
+            words: &["--config explorer.toml", "[access]"],
+            runner: "tests/explorer/docs.rs",
+        },
+    },
 ];
+
+/// The explorer's server: `tests/explorer/docs.rs` starts it as the README writes it, on an
+/// indexed archive, and asks its API with a key.
+const EXPLORER_SERVE: How = How::Peer {
+    script: "README.md",
+    words: &["cargo run -p modoai-explorer -- serve --archive my-archive --listen 127.0.0.1:8091"],
+    runner: "tests/explorer/docs.rs",
+};
 
 /// pywb's replay steps: `tests/harvester/our_server.rs` runs the README's block of them as
 /// written (on a harvest of the example site, the root page included); `tests/python/

@@ -18,7 +18,7 @@ pub mod xsd;
 
 pub use modoai::Config;
 pub use process::require_tool;
-pub use python::{json, run_python, venv_python};
+pub use python::{json, run_python, venv_python, venv_tool};
 pub use reply::Reply;
 pub use server::Server;
 pub use site::{repo_root, set_mtime, TestSite};

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::http::{get, MARGIN};
 use crate::site::repo_root;
 
-/// The workspace binary `name` (`modoai` or `modoai-harvester`, each built by the package of the
-/// same name) where cargo puts it: beside the `deps/` folder that holds this test's executable.
+/// The workspace binary `name` (`modoai`, `modoai-harvester` or `modoai-explorer`, each built by
+/// the package of the same name) where cargo puts it: beside the `deps/` folder that holds this test's executable.
 ///
 /// # Panics
 ///
@@ -27,12 +27,15 @@ pub fn program(name: &str) -> PathBuf {
     let built = std::fs::metadata(&path)
         .and_then(|m| m.modified())
         .unwrap_or_else(|_| panic!("{} is missing: run `{build}`", path.display()));
-    let crate_dir = match name {
-        "modoai" => "server-module",
-        "modoai-harvester" => "harvester",
+    // The crates whose sources make the binary (the explorer reads archives through the
+    // harvester's library and shares the server's access, flow and tool code).
+    let crates: &[&str] = match name {
+        "modoai" => &["server-module", "protocol"],
+        "modoai-harvester" => &["harvester", "protocol"],
+        "modoai-explorer" => &["explorer", "harvester", "server-module", "protocol"],
         other => panic!("{other} is not a binary of this workspace"),
     };
-    let sources = [crate_dir, "protocol"].map(|c| repo_root().join(c));
+    let sources: Vec<PathBuf> = crates.iter().map(|c| repo_root().join(c)).collect();
     if let Some(newer) = sources.iter().find_map(|dir| newer_source(dir, built)) {
         panic!(
             "{} is older than {}: run `{build}`",
@@ -99,6 +102,18 @@ pub fn free_port() -> u16 {
 /// and waits until it answers Identify.
 pub fn start_modoai(root: &Path, work: &Path, config: &str, args: &[&str]) -> (Running, u16) {
     let port = free_port();
+    let server = spawn_modoai(root, work, config, args, port);
+    let started = Instant::now();
+    while !get(port, "/modoai?verb=Identify").starts_with(b"HTTP/1.0 200") {
+        assert!(started.elapsed() < MARGIN, "the server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (server, port)
+}
+
+/// Starts `modoai serve ARGS` on `root` and `port` with a configuration file in `work` holding
+/// `config` (so its state folder, the index, is `work/modoai-state`), without waiting for it.
+pub fn spawn_modoai(root: &Path, work: &Path, config: &str, args: &[&str], port: u16) -> Running {
     let config_path = work.join("modoai.toml");
     std::fs::write(&config_path, config).expect("write the configuration");
     let child = Command::new(program("modoai"))
@@ -112,13 +127,7 @@ pub fn start_modoai(root: &Path, work: &Path, config: &str, args: &[&str]) -> (R
         .stderr(Stdio::null())
         .spawn()
         .expect("the modoai binary starts");
-    let server = Running(child);
-    let started = Instant::now();
-    while !get(port, "/modoai?verb=Identify").starts_with(b"HTTP/1.0 200") {
-        assert!(started.elapsed() < MARGIN, "the server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (server, port)
+    Running(child)
 }
 
 /// Peak resident memory (VmHWM) of a running process, in KiB; `None` once it is gone.

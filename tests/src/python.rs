@@ -12,6 +12,16 @@ pub fn venv_python() -> PathBuf {
     python
 }
 
+/// A program the venv installs (`schemathesis`, `openapi-spec-validator`, `wb-manager`, …).
+pub fn venv_tool(name: &str) -> PathBuf {
+    let tool = repo_root().join(".venv/bin").join(name);
+    assert!(
+        tool.exists(),
+        "{name} is not installed: run scripts/setup (it installs the Python peers in .venv)"
+    );
+    tool
+}
+
 /// Runs one of `tests/python/*.py` in the venv without blocking the runtime; returns
 /// (success, stdout, stderr).
 pub async fn run_python(script: &str, args: &[&str]) -> (bool, String, String) {

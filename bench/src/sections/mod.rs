@@ -1,5 +1,6 @@
-//! The six sections of the benchmark, one file each.
+//! The seven sections of the benchmark, one file (or folder) each.
 
+pub(crate) mod explorer;
 pub(crate) mod harvester;
 pub(crate) mod memory;
 pub(crate) mod plugins;

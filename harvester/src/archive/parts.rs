@@ -1,7 +1,7 @@
 //! The archived parts and their PWIDs: listing them from the ledger, resolving a PWID to its WARC
 //! record through the CDXJ index ([`Reader::resolve`]), and extracting its bytes.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use time::macros::format_description;
@@ -11,7 +11,7 @@ use super::{Entry, Reader, Written};
 use crate::cdxj::{CdxjError, CdxjIndex, CdxjLine};
 use crate::pwid::Pwid;
 use crate::surt::surt;
-use crate::warc::{read_record, RecordType};
+use crate::warc::{read_record, RecordType, StoredRecord};
 
 /// One archived part: a `resource` or `revisit` record of a harvested item.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,9 +116,17 @@ impl Reader {
     /// `revisit`, the block of the capture it refers to (`WARC-Refers-To-Target-URI` and
     /// `WARC-Refers-To-Date`). Returns the bytes written.
     pub fn extract(&self, at: &Resolved, out: &mut dyn Write) -> Result<u64, ResolveError> {
+        let mut record = self.open_payload(at)?;
+        Ok(io::copy(&mut record.block, out)?)
+    }
+
+    /// Opens the record holding the payload of the record at `at`: that record itself, or for a
+    /// `revisit` the capture it refers to (`WARC-Refers-To-Target-URI` and `WARC-Refers-To-Date`,
+    /// WARC 1.1 §6.7). Its `block` reads the payload; nothing is read before it is asked for.
+    pub fn open_payload(&self, at: &Resolved) -> Result<StoredRecord, ResolveError> {
         let mut at = at.clone();
         for _ in 0..2 {
-            let mut record = read_record(&at.file, at.offset)?;
+            let record = read_record(&at.file, at.offset)?;
             match record.header("WARC-Type") {
                 Some("revisit") => {
                     let uri = record
@@ -133,10 +141,22 @@ impl Reader {
                     };
                     at = self.find(&uri, &date)?;
                 }
-                _ => return Ok(io::copy(&mut record.block.by_ref(), out)?),
+                _ => return Ok(record),
             }
         }
         Err(io::Error::other("a revisit refers to another revisit").into())
+    }
+
+    /// Where a ledger record is on disk (its WARC file closed or still `.open`); `None` when the
+    /// file is not in the archive's `warcs/`.
+    pub fn locate(&self, record: &Written) -> io::Result<Option<Resolved>> {
+        Ok(self.warc_file(&record.file)?.map(|f| Resolved {
+            file: f.path,
+            offset: record.offset,
+            length: record.length,
+            mime: record.mime.clone(),
+            digest: record.digest.clone(),
+        }))
     }
 
     fn find(&self, uri: &str, time: &str) -> Result<Resolved, ResolveError> {

@@ -121,6 +121,17 @@ impl Reader {
         self.entries_from(self.state.indexed)
     }
 
+    /// The complete items from ledger byte `from` on (an [`Entries::position`] of an earlier
+    /// reading, say), in ledger order: how an indexer continues where it stopped.
+    pub fn entries_after(&self, from: u64) -> io::Result<Entries<'_>> {
+        self.entries_from(from)
+    }
+
+    /// Ledger bytes up to the end of its last whole line when the archive was opened.
+    pub fn ledger_len(&self) -> u64 {
+        self.ledger_len
+    }
+
     fn entries_from(&self, from: u64) -> io::Result<Entries<'_>> {
         let mut file = File::open(self.layout.ledger())?;
         let from = from.min(self.ledger_len);
@@ -130,6 +141,8 @@ impl Reader {
             lines: BufReader::new(file).take(self.ledger_len - from),
             files: HashMap::new(),
             incomplete: 0,
+            position: from,
+            stop_at_incomplete: false,
         })
     }
 
@@ -195,9 +208,27 @@ pub struct Entries<'a> {
     /// WARC files looked at, by final name (`None`: missing).
     files: HashMap<String, Option<WarcFile>>,
     incomplete: u64,
+    /// Ledger byte offset after the last line returned (or skipped).
+    position: u64,
+    /// End at the first incomplete item instead of skipping it.
+    stop_at_incomplete: bool,
 }
 
 impl Entries<'_> {
+    /// Ends the reading at the first item whose records are not all on disk, rather than
+    /// skipping it: [`Entries::position`] then stays before that item, so a reader that saves
+    /// the position and continues from it later misses nothing.
+    pub fn stop_at_incomplete(mut self) -> Self {
+        self.stop_at_incomplete = true;
+        self
+    }
+
+    /// The ledger byte offset just after the last item returned (or skipped as incomplete):
+    /// where [`Reader::entries_after`] continues.
+    pub fn position(&self) -> u64 {
+        self.position
+    }
+
     /// Items left out so far because a record of theirs is not (yet) on disk: a harvest is
     /// writing them, or a WARC file is missing.
     pub fn incomplete(&self) -> u64 {
@@ -228,19 +259,28 @@ impl Entries<'_> {
         let mut line = Vec::new();
         loop {
             line.clear();
-            if self.lines.read_until(b'\n', &mut line)? == 0 {
+            let n = self.lines.read_until(b'\n', &mut line)?;
+            if n == 0 {
                 return Ok(None);
             }
             if line.iter().all(u8::is_ascii_whitespace) {
+                self.position += n as u64;
                 continue;
             }
             let entry: Entry = serde_json::from_slice(&line).map_err(|e| {
                 io::Error::new(io::ErrorKind::InvalidData, format!("ledger line: {e}"))
             })?;
             if self.is_complete(&entry)? {
+                self.position += n as u64;
                 return Ok(Some(entry));
             }
             self.incomplete += 1;
+            if self.stop_at_incomplete {
+                // Nothing more is read: the lines after this one stay for a later reading.
+                self.lines.set_limit(0);
+                return Ok(None);
+            }
+            self.position += n as u64;
         }
     }
 }
@@ -336,6 +376,17 @@ mod tests {
         let ids: Vec<String> = entries.by_ref().map(|e| e.unwrap().identifier).collect();
         assert_eq!(ids, ["closed", "open"]);
         assert_eq!(entries.incomplete(), 2);
+        assert_eq!(entries.position(), reader.ledger_len());
+        // Stopping at the first incomplete item keeps the position before it.
+        let mut entries = reader.entries().unwrap().stop_at_incomplete();
+        let ids: Vec<String> = entries.by_ref().map(|e| e.unwrap().identifier).collect();
+        assert_eq!(ids, ["closed", "open"]);
+        let at = entries.position() as usize;
+        let text = fs::read_to_string(layout.ledger()).unwrap();
+        assert!(
+            text[at..].starts_with('{') && text[at..].lines().next().unwrap().contains("unwritten")
+        );
+        assert_eq!(reader.entries_after(at as u64).unwrap().count(), 0);
         let open = reader.warc_file("b.warc.gz").unwrap().unwrap();
         assert!(!open.closed && open.path.ends_with("b.warc.gz.open"));
         assert_eq!(reader.open_files().unwrap().len(), 1);

@@ -1,6 +1,7 @@
 //! The command line: argument definitions and dispatch.
 
 mod endpoint;
+mod explore;
 mod inspect;
 mod interrupt;
 mod list;
@@ -203,6 +204,11 @@ struct HarvestArgs {
     /// The harvest's name (warcinfo `isPartOf`).
     #[arg(long, default_value = "modoai-harvest")]
     name: String,
+    /// Bring the archive's search index up to date after the harvest, by running
+    /// `modoai-explorer index --archive DIR` (modoai-explorer must be installed beside
+    /// modoai-harvester).
+    #[arg(long)]
+    index: bool,
     #[command(flatten)]
     warc: WarcArgs,
     #[command(flatten)]
@@ -393,6 +399,9 @@ fn harvest(
     let usage = result.error.as_ref().is_some_and(|e| e.is_usage());
     if !quiet && !usage {
         summary::print(&summary::render(&result))?;
+    }
+    if args.index && !usage && !result.is_interrupted() {
+        explore::index(&args.archive, quiet)?;
     }
     match &result.error {
         Some(_) if result.is_interrupted() => eprintln!("{}", interrupt::INTERRUPTED),

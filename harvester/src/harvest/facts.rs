@@ -8,6 +8,8 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::ResolveResult;
 use quick_xml::NsReader;
 
+use super::leaves::{predefined, Leaves};
+
 /// One `crate:plugin` result.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PluginFacts {
@@ -25,6 +27,10 @@ pub struct PluginFacts {
     pub note: String,
     /// The text of a `crate:output encoding="text"`, trimmed; empty for XML or Base64 output.
     pub text: String,
+    /// The leaf elements of a `crate:output encoding="xml"` as `(name as written, text)`, in
+    /// document order (JHOVE's `status`, ExifTool's `IFD0:Model`…); at most 256, values cut at
+    /// 512 characters. Empty for text output.
+    pub fields: Vec<(String, String)>,
 }
 
 /// One `didl:Resource`.
@@ -71,12 +77,25 @@ impl Facts {
         // What the text being read belongs to.
         let mut text_target: Option<Target> = None;
         let mut text = String::new();
+        // The XML output of a plugin being read.
+        let mut leaves: Option<Leaves> = None;
         loop {
             buf.clear();
             let event = match reader.read_resolved_event_into(&mut buf) {
                 Ok(e) => e,
                 Err(_) => break,
             };
+            if let Some(l) = leaves.as_mut() {
+                if !l.feed(&event.1) {
+                    continue;
+                }
+                let fields = leaves.take().map(Leaves::into_fields).unwrap_or_default();
+                if let Some(p) = facts.plugins.last_mut() {
+                    p.fields = fields;
+                }
+                depth = depth.saturating_sub(1);
+                continue;
+            }
             match event {
                 (ResolveResult::Bound(ns), ref ev @ (Event::Start(_) | Event::Empty(_))) => {
                     let (Event::Start(e) | Event::Empty(e)) = ev else {
@@ -89,6 +108,9 @@ impl Facts {
                         facts.didl = true;
                     }
                     let target = facts.open(&uri, &local, e);
+                    if !empty && uri == ns::CRATE && local == "output" && is_xml(e) {
+                        leaves = Some(Leaves::default());
+                    }
                     if !empty {
                         depth += 1;
                         if target.is_some() {
@@ -116,15 +138,7 @@ impl Facts {
                     if let Ok(Some(c)) = r.resolve_char_ref() {
                         text.push(c);
                     } else {
-                        let name = String::from_utf8_lossy(&r).into_owned();
-                        text.push_str(match name.as_str() {
-                            "lt" => "<",
-                            "gt" => ">",
-                            "amp" => "&",
-                            "apos" => "'",
-                            "quot" => "\"",
-                            _ => "",
-                        });
+                        text.push_str(predefined(&String::from_utf8_lossy(&r)));
                     }
                 }
                 (_, Event::Eof) => break,
@@ -178,6 +192,7 @@ impl Facts {
                     duration_ms: attr("durationMs").unwrap_or_default(),
                     note: attr("note").unwrap_or_default(),
                     text: String::new(),
+                    fields: Vec::new(),
                 });
                 None
             }
@@ -210,6 +225,13 @@ impl Facts {
     }
 }
 
+/// Whether a `crate:output` holds XML.
+fn is_xml(e: &BytesStart<'_>) -> bool {
+    e.attributes()
+        .flatten()
+        .any(|a| a.key.as_ref() == b"encoding" && a.value.as_ref() == b"xml")
+}
+
 enum Target {
     Identifier,
     Header(String),
@@ -240,6 +262,8 @@ mod tests {
         assert_eq!(f.plugin_text("md5"), Some("abc & def"));
         assert_eq!(f.plugins[1].label, "jhove");
         assert_eq!(f.plugins[1].text, "");
+        assert_eq!(f.plugins[1].fields, [("x".to_owned(), "t".to_owned())]);
+        assert!(f.plugins[0].fields.is_empty());
         assert_eq!(f.resources.len(), 2);
         assert_eq!(f.resources[1].reference.as_deref(), Some("http://h/a.txt"));
         assert_eq!(f.resources[0].encoding.as_deref(), Some("base64"));

@@ -19,6 +19,7 @@ mod facts;
 mod fixity;
 mod harvester;
 mod item;
+mod leaves;
 mod net;
 mod options;
 mod origin;

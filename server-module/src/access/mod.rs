@@ -48,7 +48,9 @@ pub use config::{AccessSection, Require, RuleSection};
 pub use error::AccessError;
 pub use rule::Rule;
 pub use rules::AccessRules;
-pub use secret::{generate_api_key, hash_api_key, hash_password, SecretError, MIN_API_KEY_LEN};
+pub use secret::{
+    generate_api_key, hash_api_key, hash_password, KeyDigest, SecretError, MIN_API_KEY_LEN,
+};
 
 pub(crate) use check::Verdict;
 pub(crate) use client::{client_ip, with_peer};

@@ -96,12 +96,23 @@ impl std::fmt::Debug for PasswordDigest {
     }
 }
 
-/// A stored API key: the SHA-256 of the key.
+/// A stored API key: the SHA-256 of the key, as [`hash_api_key`] writes it. Its `Debug` shows
+/// nothing of the digest.
+///
+/// ```
+/// use modoai::access::{generate_api_key, hash_api_key, KeyDigest};
+/// let key = generate_api_key();
+/// let stored = KeyDigest::parse(&hash_api_key(&key)?)?;
+/// assert!(stored.matches(&KeyDigest::of(&key)));
+/// assert!(!stored.matches(&KeyDigest::of("another key")));
+/// # Ok::<(), modoai::access::SecretError>(())
+/// ```
 #[derive(Clone)]
-pub(crate) struct KeyDigest([u8; 32]);
+pub struct KeyDigest([u8; 32]);
 
 impl KeyDigest {
-    pub(crate) fn parse(stored: &str) -> Result<Self, SecretError> {
+    /// Reads a stored digest (`sha256:` and 64 hex digits).
+    pub fn parse(stored: &str) -> Result<Self, SecretError> {
         let digits = stored
             .strip_prefix(KEY_PREFIX)
             .ok_or(SecretError::KeyHash)?;
@@ -112,12 +123,12 @@ impl KeyDigest {
     }
 
     /// The digest a presented key is compared with.
-    pub(crate) fn of(key: &str) -> Self {
+    pub fn of(key: &str) -> Self {
         KeyDigest(Sha256::digest(key.as_bytes()).into())
     }
 
     /// Constant-time equality, so response timing tells nothing about how much of a key matched.
-    pub(crate) fn matches(&self, presented: &KeyDigest) -> bool {
+    pub fn matches(&self, presented: &KeyDigest) -> bool {
         self.0.ct_eq(&presented.0).into()
     }
 }

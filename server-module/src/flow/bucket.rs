@@ -26,9 +26,11 @@ use tokio::time::{Duration, Instant};
 /// A sustained rate and a burst: a client may send `burst` requests at once, then one every
 /// `1 / per_sec` seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Rate {
-    pub(crate) per_sec: f64,
-    pub(crate) burst: u32,
+pub struct Rate {
+    /// Tokens added per second.
+    pub per_sec: f64,
+    /// Tokens a full bucket holds: requests that may come at once.
+    pub burst: u32,
 }
 
 /// One client's bucket: `tokens` as of `at`.
@@ -81,15 +83,32 @@ fn seconds(secs: f64) -> Duration {
 /// needed (a full bucket is the same as none); if every bucket is in use, new clients wait.
 /// A poisoned lock is recovered: each change of the map is one `insert`, `retain` or update of
 /// one bucket, never left half done.
+///
+/// ```
+/// use modoai::flow::{Buckets, Rate};
+/// use tokio::time::Instant;
+/// let buckets = Buckets::new(1000);
+/// let rate = Rate { per_sec: 1.0, burst: 2 };
+/// let now = Instant::now();
+/// assert!(buckets.take("alice", rate, now).is_ok());
+/// assert!(buckets.take("alice", rate, now).is_ok());
+/// let wait = buckets.take("alice", rate, now).unwrap_err();
+/// assert_eq!(wait.as_secs(), 1);
+/// assert!(buckets.take("bob", rate, now).is_ok());
+/// ```
 #[derive(Debug)]
-pub(crate) struct Buckets {
+pub struct Buckets {
     max: usize,
     map: Mutex<HashMap<String, (Bucket, Rate)>>,
 }
 
 impl Buckets {
-    /// `max` is at least 1 ([`super::FlowLimits::max_clients`] refuses 0).
-    pub(crate) fn new(max: usize) -> Self {
+    /// A map of at most `max` buckets.
+    ///
+    /// # Panics
+    ///
+    /// If `max` is 0 ([`super::FlowLimits::max_clients`] refuses 0).
+    pub fn new(max: usize) -> Self {
         assert!(max > 0, "a rate-limit map must hold at least one client");
         Buckets {
             max,
@@ -98,7 +117,7 @@ impl Buckets {
     }
 
     /// Takes a token from `key`'s bucket, or says how long to wait.
-    pub(crate) fn take(&self, key: &str, rate: Rate, now: Instant) -> Result<(), Duration> {
+    pub fn take(&self, key: &str, rate: Rate, now: Instant) -> Result<(), Duration> {
         let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((bucket, r)) = map.get_mut(key) {
             *r = rate;
@@ -115,6 +134,20 @@ impl Buckets {
         let taken = bucket.take(rate, now);
         map.insert(key.to_owned(), (bucket, rate));
         taken
+    }
+
+    /// The tokens left in `key`'s bucket now (a full bucket for a client not seen), without
+    /// taking one.
+    pub fn remaining(&self, key: &str, rate: Rate, now: Instant) -> f64 {
+        let map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
+        match map.get(key) {
+            Some((bucket, _)) => {
+                let mut b = *bucket;
+                b.refill(rate, now);
+                b.tokens
+            }
+            None => f64::from(rate.burst),
+        }
     }
 
     #[cfg(test)]

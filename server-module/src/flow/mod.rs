@@ -6,6 +6,7 @@ mod bucket;
 mod config;
 mod state;
 
+pub use bucket::{Buckets, Rate};
 pub use config::{FlowError, FlowLimits, FlowSection, RateSection};
 
 pub(crate) use body::PermitBody;

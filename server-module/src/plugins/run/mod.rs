@@ -46,7 +46,8 @@ pub(crate) struct Limits {
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Ended {
+#[non_exhaustive]
+pub enum Ended {
     /// The process exited with this code; `None` if it ended some other way.
     Exited(Option<i32>),
     /// A signal ended the process: this one (SIGXCPU from the CPU-time limit, say).
@@ -76,7 +77,7 @@ pub(crate) struct Outcome {
 
 impl Ended {
     /// How a process that ended with `status` ended.
-    pub(crate) fn of(status: ExitStatus) -> Self {
+    pub fn of(status: ExitStatus) -> Self {
         use std::os::unix::process::ExitStatusExt;
         match (status.code(), status.signal()) {
             (None, Some(signal)) => Ended::Killed(signal),

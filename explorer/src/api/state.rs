@@ -1,0 +1,73 @@
+//! What every request shares.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Instant, SystemTime};
+
+use crate::config::AccessConfig;
+use crate::keys::{KeyFile, Limits};
+use crate::search::Library;
+
+/// Seconds between two looks at the key file's modification time.
+const KEYS_CHECK_SECS: u64 = 2;
+
+/// The server's shared state.
+#[derive(Debug)]
+pub struct AppState {
+    /// The archives.
+    pub library: Arc<Library>,
+    /// Who may use what.
+    pub access: AccessConfig,
+    /// Quotas and rates.
+    pub limits: Limits,
+    /// Searches running at once: one per core; the others wait their turn, rather than share
+    /// the cores as many threads.
+    pub searching: tokio::sync::Semaphore,
+    keys_path: PathBuf,
+    keys: Mutex<(KeyFile, Option<SystemTime>, Instant)>,
+}
+
+impl AppState {
+    /// The state of a server over `library`, its keys in `keys_path`.
+    pub fn new(
+        library: Arc<Library>,
+        access: AccessConfig,
+        keys_path: PathBuf,
+    ) -> Result<AppState, crate::keys::KeyError> {
+        let keys = KeyFile::load(&keys_path)?;
+        let mtime = mtime(&keys_path);
+        Ok(AppState {
+            library,
+            access,
+            limits: Limits::default(),
+            searching: tokio::sync::Semaphore::new(
+                std::thread::available_parallelism().map_or(2, |n| n.get()),
+            ),
+            keys_path,
+            keys: Mutex::new((keys, mtime, Instant::now())),
+        })
+    }
+
+    /// The keys, read again when the file changed (keys added or revoked while serving take
+    /// effect within two seconds).
+    pub fn keys(&self) -> KeyFile {
+        let mut keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+        if keys.2.elapsed().as_secs() >= KEYS_CHECK_SECS {
+            keys.2 = Instant::now();
+            let now = mtime(&self.keys_path);
+            if now != keys.1 {
+                match KeyFile::load(&self.keys_path) {
+                    Ok(k) => *keys = (k, now, Instant::now()),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "the key file cannot be read; keeping the keys loaded before")
+                    }
+                }
+            }
+        }
+        keys.0.clone()
+    }
+}
+
+fn mtime(path: &std::path::Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}

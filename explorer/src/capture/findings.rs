@@ -1,0 +1,195 @@
+//! What the CRATE's tools found about a file, read from the plugin results the harvester's
+//! library parses ([`Facts`]): the PRONOM format (FIDO), the JHOVE verdict, and from ExifTool the
+//! capture date, the camera and the GPS position.
+
+use modoai_harvester::harvest::{Facts, PluginFacts};
+
+/// The findings the index keeps. Empty when the item has no CRATE (an `oai_didl` or `oai_dc`
+/// harvest) or the tool did not run on it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Findings {
+    /// PRONOM unique identifier (`fmt/43`), from FIDO.
+    pub puid: Option<String>,
+    /// PRONOM format name (`JPEG File Interchange Format`), from FIDO.
+    pub format: Option<String>,
+    /// JHOVE's verdict.
+    pub jhove: Option<JhoveStatus>,
+    /// ExifTool's `DateTimeOriginal` (or `CreateDate`), as written (`2020:05:01 10:00:00`).
+    pub exif_date: Option<String>,
+    /// `Make Model` of the camera.
+    pub camera: Option<String>,
+    /// ExifTool's `GPSPosition` (or `GPSLatitude, GPSLongitude`).
+    pub gps: Option<String>,
+}
+
+/// JHOVE's `status` of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JhoveStatus {
+    /// "Well-Formed and valid".
+    Valid,
+    /// "Well-Formed, but not valid".
+    WellFormed,
+    /// "Not well-formed".
+    NotWellFormed,
+    /// "Unknown" or another answer.
+    Unknown,
+}
+
+impl JhoveStatus {
+    /// The facet value: `valid`, `well-formed`, `not-well-formed`, `unknown`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JhoveStatus::Valid => "valid",
+            JhoveStatus::WellFormed => "well-formed",
+            JhoveStatus::NotWellFormed => "not-well-formed",
+            JhoveStatus::Unknown => "unknown",
+        }
+    }
+
+    /// JHOVE's own wording.
+    pub fn parse(status: &str) -> Self {
+        let s = status.to_ascii_lowercase();
+        if s.starts_with("not well-formed") {
+            JhoveStatus::NotWellFormed
+        } else if s.starts_with("well-formed and valid") {
+            JhoveStatus::Valid
+        } else if s.starts_with("well-formed") {
+            JhoveStatus::WellFormed
+        } else {
+            JhoveStatus::Unknown
+        }
+    }
+}
+
+impl Findings {
+    /// The findings of a CRATE's plugin results.
+    pub fn of(facts: &Facts) -> Findings {
+        let ok = |label: &str| {
+            facts
+                .plugins
+                .iter()
+                .find(|p| p.label == label && p.status == "ok")
+        };
+        let (puid, format) = ok("fido")
+            .and_then(|p| fido(&p.text))
+            .map_or((None, None), |(p, f)| (Some(p), Some(f)));
+        let jhove = ok("jhove")
+            .and_then(|p| field(p, "status"))
+            .map(JhoveStatus::parse);
+        let exif = ok("exiftool");
+        let get = |names: &[&str]| exif.and_then(|p| names.iter().find_map(|n| field(p, n)));
+        let camera = match (get(&["Make"]), get(&["Model"])) {
+            (Some(make), Some(model)) if model.starts_with(make) => Some(model.to_owned()),
+            (Some(make), Some(model)) => Some(format!("{make} {model}")),
+            (a, b) => a.or(b).map(str::to_owned),
+        };
+        let gps = get(&["GPSPosition"]).map(str::to_owned).or_else(|| {
+            Some(format!(
+                "{}, {}",
+                get(&["GPSLatitude"])?,
+                get(&["GPSLongitude"])?
+            ))
+        });
+        Findings {
+            puid,
+            format,
+            jhove,
+            exif_date: get(&["DateTimeOriginal", "CreateDate"]).map(str::to_owned),
+            camera,
+            gps,
+        }
+    }
+}
+
+/// The first value of a leaf element named `name` (its part after a `group:` prefix).
+fn field<'a>(p: &'a PluginFacts, name: &str) -> Option<&'a str> {
+    p.fields
+        .iter()
+        .find(|(n, _)| n.rsplit(':').next() == Some(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// PUID and format name of FIDO's best match: a signature or container match before an
+/// extension-only one. FIDO's CSV: `OK,MS,PUID,"NAME","SIGNATURE",SIZE,"PATH","MIME","HOW"`.
+fn fido(text: &str) -> Option<(String, String)> {
+    let matches: Vec<Vec<String>> = text
+        .lines()
+        .map(csv)
+        .filter(|f| f.len() >= 9 && f[0] == "OK" && !f[2].is_empty())
+        .collect();
+    let best = matches
+        .iter()
+        .find(|f| f[8] != "extension")
+        .or(matches.first())?;
+    Some((best[2].clone(), best[3].clone()))
+}
+
+/// One CSV line, with `"…"` fields and `""` for a quote inside them.
+fn csv(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                out.last_mut().expect("never empty").push('"');
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(String::new()),
+            (c, _) => out.last_mut().expect("never empty").push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plugin(label: &str, text: &str, fields: &[(&str, &str)]) -> PluginFacts {
+        PluginFacts {
+            label: label.into(),
+            status: "ok".into(),
+            text: text.into(),
+            fields: fields
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
+            ..PluginFacts::default()
+        }
+    }
+
+    #[test]
+    fn findings_of_fido_jhove_and_exiftool() {
+        let facts = Facts {
+            plugins: vec![
+                plugin("fido", "OK,12,x-fmt/111,\"Plain Text File\",\"\",5,\"f.txt\",\"text/plain\",\"extension\"\nOK,3,fmt/43,\"JPEG File Interchange Format\",\"JFIF 1.01\",99,\"f000001.jpg\",\"image/jpeg\",\"signature\"", &[]),
+                plugin("jhove", "", &[("repInfo", "x"), ("status", "Not well-formed")]),
+                plugin("exiftool", "", &[("IFD0:Make", "Canon"), ("IFD0:Model", "Canon EOS 5D"), ("ExifIFD:DateTimeOriginal", "2020:05:01 10:00:00"), ("Composite:GPSPosition", "52 deg 30' 0.00\" N, 13 deg 22' 0.00\" E")]),
+            ],
+            ..Facts::default()
+        };
+        let f = Findings::of(&facts);
+        assert_eq!(f.puid.as_deref(), Some("fmt/43"));
+        assert_eq!(f.format.as_deref(), Some("JPEG File Interchange Format"));
+        assert_eq!(f.jhove, Some(JhoveStatus::NotWellFormed));
+        assert_eq!(f.camera.as_deref(), Some("Canon EOS 5D"));
+        assert_eq!(f.exif_date.as_deref(), Some("2020:05:01 10:00:00"));
+        assert!(f.gps.unwrap().starts_with("52 deg"));
+        assert_eq!(Findings::of(&Facts::default()), Findings::default());
+    }
+
+    #[test]
+    fn jhove_statuses() {
+        for (text, s) in [
+            ("Well-Formed and valid", "valid"),
+            ("Well-Formed, but not valid", "well-formed"),
+            ("Not well-formed", "not-well-formed"),
+            ("Unknown", "unknown"),
+        ] {
+            assert_eq!(JhoveStatus::parse(text).as_str(), s);
+        }
+        assert_eq!(csv(r#"a,"b,c","d""e""#), ["a", "b,c", "d\"e"]);
+    }
+}

@@ -1,0 +1,123 @@
+//! Reading a planned capture's payload and CRATE: size, MIME type, text, findings.
+
+use std::io::{self, Read};
+
+use modoai::ToolRunner;
+use modoai_harvester::archive::{Reader, Resolved};
+use modoai_harvester::harvest::Facts;
+use modoai_harvester::warc::read_record;
+
+use super::{Capture, Findings, Planned, RecordAt};
+use crate::extract::{first_line, keywords, language, pdf_text, text_of, TextKind, MAX_TEXT_INPUT};
+
+/// PDF bytes given to `pdftotext` at most (as the plugins' `max-input-bytes`): larger PDFs are
+/// indexed without text.
+pub const MAX_PDF_INPUT: u64 = 256 << 20;
+
+/// Loads captures of one archive. Cheap to clone; one per worker thread.
+#[derive(Clone, Debug)]
+pub struct Loader<'a> {
+    reader: &'a Reader,
+    tools: ToolRunner,
+    runtime: tokio::runtime::Handle,
+}
+
+impl<'a> Loader<'a> {
+    /// A loader reading `reader`'s archive, running `pdftotext` through `tools` on `runtime`.
+    pub fn new(reader: &'a Reader, tools: ToolRunner, runtime: tokio::runtime::Handle) -> Self {
+        Loader {
+            reader,
+            tools,
+            runtime,
+        }
+    }
+
+    /// Reads everything about `planned`. A payload that cannot be read or a PDF that gives no
+    /// text leaves the capture without text, with the reason in [`Capture::problem`]; only a
+    /// missing WARC file is an error.
+    pub fn load(&self, planned: Planned) -> io::Result<Capture> {
+        let mut capture = Capture {
+            planned,
+            size: 0,
+            title: String::new(),
+            text: String::new(),
+            lang: None,
+            keywords: Vec::new(),
+            findings: Findings::default(),
+            problem: None,
+        };
+        if let Some(at) = &capture.planned.crate_record {
+            capture.findings = self.findings(at).unwrap_or_default();
+        }
+        if let Err(e) = self.payload(&mut capture) {
+            if e.kind() == io::ErrorKind::NotFound {
+                return Err(e);
+            }
+            capture.problem = Some(e.to_string());
+        }
+        if capture.title.is_empty() {
+            capture.title = first_line(&capture.text);
+        }
+        capture.lang = language(&capture.text);
+        capture.keywords = keywords(&capture.text);
+        Ok(capture)
+    }
+
+    fn resolved(&self, at: &RecordAt, mime: &str) -> io::Result<Resolved> {
+        let file = self.reader.warc_file(&at.file)?.ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{} is not in the archive's warcs/", at.file),
+            )
+        })?;
+        Ok(Resolved {
+            file: file.path,
+            offset: at.offset,
+            length: at.length,
+            mime: mime.to_owned(),
+            digest: String::new(),
+        })
+    }
+
+    fn payload(&self, capture: &mut Capture) -> io::Result<()> {
+        let at = self.resolved(&capture.planned.record, &capture.planned.mime)?;
+        let mut record = self.reader.open_payload(&at).map_err(io::Error::other)?;
+        if let Some(mime) = record.header("Content-Type") {
+            capture.planned.mime = mime.split(';').next().unwrap_or(mime).trim().to_owned();
+        }
+        capture.size = record
+            .header("Content-Length")
+            .and_then(|l| l.parse().ok())
+            .unwrap_or_default();
+        match TextKind::of(&capture.planned.mime) {
+            TextKind::None => Ok(()),
+            TextKind::Pdf if capture.size > MAX_PDF_INPUT => Ok(()),
+            TextKind::Pdf => {
+                let mut file = tempfile::NamedTempFile::new()?;
+                io::copy(&mut record.block, &mut file)?;
+                let text = self
+                    .runtime
+                    .block_on(pdf_text(&self.tools, file.path()))
+                    .map_err(io::Error::other)?;
+                capture.text = text;
+                Ok(())
+            }
+            kind => {
+                let mut bytes = Vec::new();
+                record
+                    .block
+                    .by_ref()
+                    .take(MAX_TEXT_INPUT)
+                    .read_to_end(&mut bytes)?;
+                (capture.title, capture.text) = text_of(kind, &bytes);
+                Ok(())
+            }
+        }
+    }
+
+    fn findings(&self, at: &RecordAt) -> io::Result<Findings> {
+        let file = self.resolved(at, "application/xml")?;
+        let record = read_record(&file.file, file.offset)?;
+        Ok(Findings::of(&Facts::read(record.block)))
+    }
+}

@@ -1,0 +1,76 @@
+//! `modoai-explorer index`.
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+use anyhow::Context as _;
+use clap::Args;
+
+use super::progress::Bar;
+use super::{archives, tools, Usage, EXIT_OK};
+use crate::index::{build, BuildOptions};
+use crate::search::Library;
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  modoai-explorer index --archive my-archive
+  modoai-explorer index --archive harvest-2025 --archive harvest-2026
+
+The index is kept inside each archive (explorer-index/). Run it again after a harvest: it adds
+only the captures harvested since. A run killed at any moment is completed by the next one.")]
+pub(crate) struct IndexArgs {
+    /// An archive folder written by modoai-harvester (repeat for several).
+    #[arg(long, value_name = "DIR", required = true)]
+    archive: Vec<PathBuf>,
+    /// Captures between two commits (checkpoints).
+    #[arg(long, value_name = "N", default_value_t = 50_000)]
+    commit_every: usize,
+    /// A plugins.toml whose [settings] (isolation, timeout) pdftotext runs with.
+    #[arg(long, value_name = "FILE")]
+    plugins: Option<PathBuf>,
+}
+
+pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<u8> {
+    archives(&args.archive)?;
+    if args.commit_every == 0 {
+        return Err(Usage("--commit-every must be at least 1".into()).into());
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()?;
+    let mut options = BuildOptions::new(tools(args.plugins.as_deref())?, runtime.handle().clone());
+    options.commit_every = args.commit_every;
+    let cancel = std::sync::Arc::clone(&options.cancel);
+    runtime.spawn(async move {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("a SIGTERM handler");
+        tokio::select! { _ = tokio::signal::ctrl_c() => {}, _ = term.recv() => {} }
+        cancel.store(true, Ordering::Relaxed);
+    });
+    let library = Library::new(&args.archive, std::time::Duration::from_secs(1));
+    let bar = Bar::new(quiet);
+    for a in library.archives() {
+        let report = build(&a.dir, &a.name, &options, &bar)
+            .with_context(|| format!("cannot index {}", a.dir.display()))?;
+        if !quiet {
+            let rebuilt = if report.rebuilt {
+                " (the index was damaged and rebuilt)"
+            } else {
+                ""
+            };
+            eprintln!(
+                "{}: {} captures added, {} in the index{rebuilt}",
+                a.name, report.added, report.total
+            );
+            if report.problems > 0 {
+                eprintln!(
+                    "{}: {} captures without text (their files could not be read as text)",
+                    a.name, report.problems
+                );
+            }
+        }
+    }
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,128 @@
+//! `modoai-explorer keys add|list|revoke`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::{Usage, DEFAULT_KEYS, EXIT_FAILED, EXIT_OK};
+use crate::keys::KeyFile;
+use crate::search::Filter;
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum KeysCommand {
+    /// Make a key and print it (once: only its SHA-256 is stored).
+    #[command(after_help = "\
+Examples:
+  modoai-explorer keys add alice
+  modoai-explorer keys add bot --quota 1000/hour --rate 5/s --allow host:example.org --allow mime:image/*
+
+--allow FACET:VALUE limits what the key sees (host, mime, set, archive, puid, jhove, lang,
+endpoint, harvest, …); a value ending in * is a prefix. Filters of one facet are alternatives;
+filters of different facets all apply.")]
+    Add(AddArgs),
+    /// List the keys (names, limits, scopes; never the keys).
+    List(FileArg),
+    /// Revoke a key: it is refused from then on (a running server rereads the file).
+    Revoke(RevokeArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FileArg {
+    /// The key file.
+    #[arg(long, value_name = "FILE", default_value = DEFAULT_KEYS)]
+    keys: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct AddArgs {
+    /// Who the key is for.
+    name: String,
+    /// Requests per hour, as N/hour.
+    #[arg(long, value_name = "N/hour", value_parser = per("hour"))]
+    quota: Option<f64>,
+    /// Requests per second, as R/s.
+    #[arg(long, value_name = "R/s", value_parser = per("s"))]
+    rate: Option<f64>,
+    /// What the key may see: FACET:VALUE (repeat).
+    #[arg(long, value_name = "FILTER")]
+    allow: Vec<Filter>,
+    #[command(flatten)]
+    file: FileArg,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RevokeArgs {
+    /// The key's name.
+    name: String,
+    #[command(flatten)]
+    file: FileArg,
+}
+
+/// Parses `N/unit`.
+fn per(unit: &'static str) -> impl Fn(&str) -> Result<f64, String> + Clone {
+    move |s: &str| {
+        let n = s
+            .strip_suffix(&format!("/{unit}"))
+            .ok_or_else(|| format!("{s:?}: write it as N/{unit}"))?;
+        match n.parse::<f64>() {
+            Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+            _ => Err(format!("{s:?}: N must be a number above 0")),
+        }
+    }
+}
+
+pub(crate) fn run(command: KeysCommand) -> anyhow::Result<u8> {
+    match command {
+        KeysCommand::Add(a) => {
+            if a.quota.is_some_and(|q| q.fract() != 0.0) {
+                return Err(Usage("--quota is a whole number of requests per hour".into()).into());
+            }
+            let mut file = KeyFile::load(&a.file.keys)?;
+            let key = file
+                .add(&a.name, a.quota.map(|q| q as u64), a.rate, a.allow)
+                .map_err(|e| Usage(e.to_string()))?;
+            println!("{key}");
+            eprintln!(
+                "key {:?} added to {}; give it to its holder now: it is not shown again",
+                a.name,
+                a.file.keys.display()
+            );
+            Ok(EXIT_OK)
+        }
+        KeysCommand::List(f) => {
+            let file = KeyFile::load(&f.keys)?;
+            for k in file.keys() {
+                let quota = k
+                    .quota_per_hour
+                    .map_or("no quota".to_owned(), |q| format!("{q}/hour"));
+                let rate = k
+                    .rate_per_sec
+                    .map_or("no rate limit".to_owned(), |r| format!("{r}/s"));
+                let scope = if k.allow.is_empty() {
+                    "everything".to_owned()
+                } else {
+                    k.allow
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                println!(
+                    "{}\t{quota}\t{rate}\t{scope}\tcreated {}",
+                    k.name, k.created
+                );
+            }
+            Ok(EXIT_OK)
+        }
+        KeysCommand::Revoke(r) => {
+            let mut file = KeyFile::load(&r.file.keys)?;
+            if file.revoke(&r.name)? {
+                eprintln!("key {:?} revoked", r.name);
+                Ok(EXIT_OK)
+            } else {
+                eprintln!("no key named {:?} in {}", r.name, r.file.keys.display());
+                Ok(EXIT_FAILED)
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! `modoai-explorer serve`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Args;
+
+use super::{archives, tools, DEFAULT_KEYS, EXIT_OK};
+use crate::api::AppState;
+use crate::config::ServeConfig;
+use crate::index::BuildOptions;
+use crate::serve::{library, serve};
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  modoai-explorer serve --archive my-archive
+  modoai-explorer serve --archive a --archive b --listen 0.0.0.0:8090 --config explorer.toml
+
+Routes: /api/v1/search, /api/v1/terms, /api/v1/captures?url=, /api/v1/capture/ID, /api/v1/me,
+/api/v1/openapi.json; /timemap/link/URI, /timemap/json/URI, /timegate/URI,
+/memento/YYYYMMDDhhmmss/URI, /pwid/urn:pwid:… Stops on SIGTERM or Ctrl-C.")]
+pub(crate) struct ServeArgs {
+    /// An archive folder written by modoai-harvester (repeat for several).
+    #[arg(long, value_name = "DIR", required = true)]
+    archive: Vec<PathBuf>,
+    /// The address to listen on.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8091")]
+    listen: SocketAddr,
+    /// The configuration file (TOML: [access], [search], [index]).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The key file (default: [access] keys of the configuration, else explorer-keys.toml).
+    #[arg(long, value_name = "FILE")]
+    keys: Option<PathBuf>,
+    /// A plugins.toml whose [settings] (isolation, timeout) pdftotext runs with.
+    #[arg(long, value_name = "FILE")]
+    plugins: Option<PathBuf>,
+}
+
+pub(crate) fn run(args: ServeArgs) -> anyhow::Result<u8> {
+    archives(&args.archive)?;
+    let config = match &args.config {
+        Some(p) => ServeConfig::load(p)?,
+        None => ServeConfig::default(),
+    };
+    let keys = args
+        .keys
+        .clone()
+        .or(config.access.keys.clone())
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_KEYS));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let library = Arc::new(library(&args.archive, config.budget())?);
+    let state = Arc::new(AppState::new(library, config.access.clone(), keys)?);
+    let mut options = BuildOptions::new(tools(args.plugins.as_deref())?, runtime.handle().clone());
+    options.commit_every = config.index.commit_every;
+    let refresh = Duration::from_secs(config.index.refresh_secs);
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let addr = listener.local_addr()?;
+        println!(
+            "modoai-explorer is serving {} at http://{addr}/",
+            args.archive
+                .iter()
+                .map(|a| a.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let shutdown = async {
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                    .expect("a SIGTERM handler");
+            tokio::select! { _ = tokio::signal::ctrl_c() => {}, _ = term.recv() => {} }
+        };
+        serve(listener, state, options, refresh, shutdown)
+            .await
+            .context("the server failed")?;
+        Ok::<_, anyhow::Error>(())
+    })?;
+    Ok(EXIT_OK)
+}

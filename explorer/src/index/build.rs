@@ -1,0 +1,265 @@
+//! Building an archive's index incrementally: the ledger from the last checkpoint on, captures
+//! loaded by worker threads, added in ledger order, committed with their checkpoint.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use modoai::ToolRunner;
+use modoai_harvester::archive::Reader;
+use tantivy::{IndexWriter, TantivyError};
+
+use super::document::document;
+use super::schema::SCHEMA_VERSION;
+use super::store::{ArchiveIndex, Checkpoint};
+use crate::capture::{Capture, Loader, Planned, Planner};
+use crate::ExplorerError;
+
+/// How an index is built.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Captures between two commits (each commit is a checkpoint a killed run restarts from).
+    pub commit_every: usize,
+    /// Threads that read captures and extract their text.
+    pub threads: usize,
+    /// Memory of the index writer, bytes (split between two writer threads).
+    pub memory: usize,
+    /// How `pdftotext` runs.
+    pub tools: ToolRunner,
+    /// The runtime `pdftotext` runs on.
+    pub runtime: tokio::runtime::Handle,
+    /// Set to stop at the next capture: what was added is committed, then
+    /// [`ExplorerError::Interrupted`].
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl BuildOptions {
+    /// Defaults: a commit every 50,000 captures, one reading thread per core, 256 MB.
+    pub fn new(tools: ToolRunner, runtime: tokio::runtime::Handle) -> Self {
+        BuildOptions {
+            commit_every: 50_000,
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            memory: 256 << 20,
+            tools,
+            runtime,
+            cancel: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+/// What a build did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BuildReport {
+    /// Captures added by this run.
+    pub added: u64,
+    /// Captures in the index now.
+    pub total: u64,
+    /// Whether the index was rebuilt because it could not be used.
+    pub rebuilt: bool,
+    /// Captures whose text could not be extracted (indexed without it).
+    pub problems: u64,
+}
+
+/// Told how a build goes: ledger bytes done of the total, captures added.
+pub trait Progress: Sync {
+    /// The build of `archive` starts with `todo` ledger bytes to read.
+    fn begin(&self, archive: &str, todo: u64);
+    /// `done` ledger bytes are read; `added` captures added so far.
+    fn advance(&self, done: u64, added: u64);
+    /// The build ended.
+    fn end(&self);
+}
+
+/// No progress shown.
+impl Progress for () {
+    fn begin(&self, _: &str, _: u64) {}
+    fn advance(&self, _: u64, _: u64) {}
+    fn end(&self) {}
+}
+
+/// One ledger entry's captures, numbered in ledger order.
+struct Job {
+    seq: u64,
+    planned: Vec<Planned>,
+    /// Ledger position after the entry.
+    end: u64,
+}
+
+type Done = (u64, std::io::Result<Vec<Capture>>, u64);
+
+/// Indexes what the archive at `archive` (named `name`) holds beyond the index's checkpoint.
+pub fn build(
+    archive: &Path,
+    name: &str,
+    options: &BuildOptions,
+    progress: &dyn Progress,
+) -> Result<BuildReport, ExplorerError> {
+    let reader = Reader::open(archive)?;
+    let (index, rebuilt) = ArchiveIndex::open_or_create(archive)?;
+    let start = index.checkpoint()?;
+    let mut report = BuildReport {
+        total: start.captures,
+        rebuilt,
+        ..BuildReport::default()
+    };
+    if start.ledger >= reader.ledger_len() {
+        return Ok(report);
+    }
+    let mut writer: IndexWriter = index
+        .index()
+        .writer_with_num_threads(2, options.memory.max(30 << 20))
+        .map_err(|e| match e {
+            TantivyError::LockFailure(..) => ExplorerError::Busy {
+                path: index.path().to_owned(),
+            },
+            e => ExplorerError::index(index.path())(e),
+        })?;
+    progress.begin(name, reader.ledger_len() - start.ledger);
+    let result = run(
+        &reader,
+        name,
+        &index,
+        &mut writer,
+        start,
+        options,
+        progress,
+        &mut report,
+    );
+    progress.end();
+    writer
+        .wait_merging_threads()
+        .map_err(ExplorerError::index(index.path()))?;
+    result.map(|()| report)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run(
+    reader: &Reader,
+    name: &str,
+    index: &ArchiveIndex,
+    writer: &mut IndexWriter,
+    start: Checkpoint,
+    options: &BuildOptions,
+    progress: &dyn Progress,
+    report: &mut BuildReport,
+) -> Result<(), ExplorerError> {
+    let threads = options.threads.max(1);
+    let (job_tx, job_rx) = sync_channel::<Job>(threads * 8);
+    let (done_tx, done_rx) = sync_channel::<Done>(threads * 8);
+    let job_rx = Arc::new(Mutex::new(job_rx));
+    let fields = index.fields();
+    let fail = |e| ExplorerError::index(index.path())(e);
+    std::thread::scope(|scope| {
+        let cancel = &options.cancel;
+        let producer = scope.spawn(move || produce(reader, name, start.ledger, job_tx, cancel));
+        for _ in 0..threads {
+            let (rx, tx) = (Arc::clone(&job_rx), done_tx.clone());
+            let loader = Loader::new(reader, options.tools.clone(), options.runtime.clone());
+            scope.spawn(move || work(&loader, &rx, &tx));
+        }
+        drop(done_tx);
+        let mut at = start;
+        let mut pending: BTreeMap<u64, (std::io::Result<Vec<Capture>>, u64)> = BTreeMap::new();
+        let (mut next, mut since_commit) = (0u64, 0usize);
+        let mut outcome = Ok(());
+        for (seq, captures, end) in done_rx.iter() {
+            pending.insert(seq, (captures, end));
+            while let Some((captures, end)) = pending.remove(&next) {
+                next += 1;
+                let captures = match captures {
+                    Ok(c) => c,
+                    Err(e) => {
+                        outcome = Err(ExplorerError::io(reader.dir())(e));
+                        options.cancel.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                };
+                for c in &captures {
+                    report.problems += u64::from(c.problem.is_some());
+                    writer.add_document(document(&fields, c)).map_err(fail)?;
+                }
+                let n = captures.len() as u64;
+                (at.ledger, at.captures) = (end, at.captures + n);
+                report.added += n;
+                since_commit += captures.len();
+                progress.advance(end - start.ledger, report.added);
+                if since_commit >= options.commit_every {
+                    commit(writer, &at).map_err(fail)?;
+                    since_commit = 0;
+                }
+            }
+            if outcome.is_err() {
+                break;
+            }
+        }
+        drop(done_rx);
+        let cancelled = producer.join().unwrap_or(true);
+        commit(writer, &at).map_err(fail)?;
+        report.total = at.captures;
+        match outcome {
+            Ok(()) if cancelled => Err(ExplorerError::Interrupted),
+            other => other,
+        }
+    })
+}
+
+/// Reads the ledger from `from` and sends each complete entry's captures; true if cancelled.
+fn produce(
+    reader: &Reader,
+    name: &str,
+    from: u64,
+    jobs: SyncSender<Job>,
+    cancel: &AtomicBool,
+) -> bool {
+    let Ok(entries) = reader.entries_after(from) else {
+        return false;
+    };
+    let mut entries = entries.stop_at_incomplete();
+    let mut planner = Planner::new(reader, name);
+    let mut seq = 0;
+    while let Some(Ok(entry)) = entries.next() {
+        if cancel.load(Ordering::Relaxed) {
+            return true;
+        }
+        let job = Job {
+            seq,
+            planned: planner.plan(&entry),
+            end: entries.position(),
+        };
+        if jobs.send(job).is_err() {
+            return cancel.load(Ordering::Relaxed);
+        }
+        seq += 1;
+    }
+    cancel.load(Ordering::Relaxed)
+}
+
+/// Loads the captures of jobs until there are none.
+fn work(loader: &Loader<'_>, jobs: &Mutex<Receiver<Job>>, done: &SyncSender<Done>) {
+    loop {
+        let job = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv();
+        let Ok(job) = job else { return };
+        let captures = job
+            .planned
+            .into_iter()
+            .map(|p| loader.load(p))
+            .collect::<std::io::Result<Vec<_>>>();
+        if done.send((job.seq, captures, job.end)).is_err() {
+            return;
+        }
+    }
+}
+
+/// Commits the documents added, with `at` as the commit's payload.
+fn commit(writer: &mut IndexWriter, at: &Checkpoint) -> tantivy::Result<()> {
+    let at = Checkpoint {
+        schema: SCHEMA_VERSION,
+        ..*at
+    };
+    let mut prepared = writer.prepare_commit()?;
+    prepared.set_payload(&serde_json::to_string(&at).expect("a checkpoint serializes"));
+    prepared.commit()?;
+    Ok(())
+}

@@ -1,0 +1,82 @@
+//! A capture as an index document.
+
+use tantivy::{DateTime, TantivyDocument};
+use time::macros::format_description;
+
+use super::schema::{Fields, EXCERPT_CHARS};
+use crate::capture::Capture;
+
+/// A time as an index date. tantivy keeps nanoseconds in an i64, about 285 years either side
+/// of 1970: times beyond are the nearest end (before or after every capture), never an overflow.
+pub fn date_value(t: time::OffsetDateTime) -> DateTime {
+    const LIMIT: i64 = 9_000_000_000;
+    DateTime::from_timestamp_secs(t.unix_timestamp().clamp(-LIMIT, LIMIT))
+}
+
+/// The document of `capture`.
+pub fn document(f: &Fields, c: &Capture) -> TantivyDocument {
+    let p = &c.planned;
+    let mut d = TantivyDocument::new();
+    d.add_text(f.id, &p.id);
+    d.add_text(f.url, &p.url);
+    d.add_text(f.surt, &p.surt);
+    d.add_text(f.host, &p.host);
+    d.add_text(f.path, &p.path);
+    d.add_date(f.time, date_value(p.time));
+    let day = p
+        .time
+        .format(format_description!("[year]-[month]-[day]"))
+        .unwrap_or_default();
+    d.add_text(f.year, &day[..4.min(day.len())]);
+    d.add_text(f.month, &day[..7.min(day.len())]);
+    d.add_text(f.day, &day);
+    d.add_text(f.datestamp, &p.datestamp);
+    d.add_text(f.mime, &p.mime);
+    for s in &p.sets {
+        d.add_text(f.set, s);
+    }
+    d.add_u64(f.size, c.size);
+    d.add_text(f.sha1, &p.sha1);
+    d.add_text(f.endpoint, &p.endpoint);
+    d.add_text(f.harvest, &p.harvest);
+    d.add_text(f.archive, &p.archive);
+    d.add_text(f.identifier, &p.identifier);
+    if let Some(pwid) = &p.pwid {
+        d.add_text(f.pwid, pwid);
+    }
+    d.add_text(f.kind, p.kind.as_str());
+    d.add_text(f.file, &p.record.file);
+    d.add_u64(f.offset, p.record.offset);
+    d.add_u64(f.length, p.record.length);
+    if let Some(at) = &p.crate_record {
+        d.add_text(
+            f.crate_at,
+            format!("{} {} {}", at.file, at.offset, at.length),
+        );
+    }
+    d.add_text(f.title, &c.title);
+    d.add_text(f.text, &c.text);
+    let excerpt_end = c
+        .text
+        .char_indices()
+        .nth(EXCERPT_CHARS)
+        .map_or(c.text.len(), |(i, _)| i);
+    d.add_text(f.excerpt, &c.text[..excerpt_end]);
+    let mut optional = |field, value: &Option<String>| {
+        if let Some(v) = value {
+            d.add_text(field, v);
+        }
+    };
+    optional(f.lang, &c.lang);
+    optional(f.puid, &c.findings.puid);
+    optional(f.format, &c.findings.format);
+    optional(f.jhove, &c.findings.jhove.map(|j| j.as_str().to_owned()));
+    optional(f.exif_date, &c.findings.exif_date);
+    optional(f.camera, &c.findings.camera);
+    optional(f.gps, &c.findings.gps);
+    optional(f.problem, &c.problem);
+    for k in &c.keywords {
+        d.add_text(f.keyword, k);
+    }
+    d
+}

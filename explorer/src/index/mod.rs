@@ -1,0 +1,19 @@
+//! The index of an archive, inside the archive (`ARCHIVE/explorer-index/`, tantivy): one
+//! document per capture, built incrementally from the ledger ([`build`]), with the ledger
+//! position reached stored in each commit ([`Checkpoint`]), so a killed run loses nothing and
+//! adds nothing twice.
+
+mod analyzer;
+mod build;
+mod document;
+mod schema;
+mod store;
+
+pub use analyzer::{
+    keyword_analyzer, text_analyzer, Mixed, MixedStream, WordsOnly, WordsOnlyStream,
+    WordsOnlyTokenizer, TEXT_ANALYZER,
+};
+pub use build::{build, BuildOptions, BuildReport, Progress};
+pub use document::{date_value, document};
+pub use schema::{Fields, EXCERPT_CHARS, SCHEMA_VERSION};
+pub use store::{ArchiveIndex, Checkpoint, INDEX_DIR};

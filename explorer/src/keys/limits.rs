@@ -1,0 +1,143 @@
+//! Per-key limits: a quota of requests per hour (a fixed window from the key's first request,
+//! reset each hour, as PrEV's "reset each cycle") and a rate (the server's token buckets).
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use modoai::flow::{Buckets, Rate};
+use tokio::time::{Duration, Instant};
+
+use super::store::ApiKey;
+
+/// The quota window.
+pub const WINDOW: Duration = Duration::from_secs(3600);
+
+/// Where a key stands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Usage {
+    /// Requests per hour allowed, if there is a quota.
+    pub quota: Option<u64>,
+    /// Requests left in this window.
+    pub remaining: Option<u64>,
+    /// Seconds until the window resets.
+    pub reset: u64,
+    /// Requests made in this window.
+    pub used: u64,
+}
+
+/// Whether a request may go on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Decision {
+    /// Yes; the usage after counting it.
+    Allowed(Usage),
+    /// The hour's quota is spent: retry after the reset.
+    QuotaSpent(Usage),
+    /// Too fast: retry after this many seconds.
+    TooFast(Usage, u64),
+}
+
+/// The quota windows and rate buckets of every key.
+#[derive(Debug)]
+pub struct Limits {
+    windows: Mutex<HashMap<String, (Instant, u64)>>,
+    buckets: Buckets,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            windows: Mutex::new(HashMap::new()),
+            buckets: Buckets::new(100_000),
+        }
+    }
+}
+
+impl Limits {
+    /// Counts a request of `key` if it may be made.
+    pub fn admit(&self, key: &ApiKey) -> Decision {
+        let now = Instant::now();
+        let usage = self.usage_at(key, now);
+        if usage.remaining == Some(0) {
+            return Decision::QuotaSpent(usage);
+        }
+        if let Some(per_sec) = key.rate_per_sec {
+            let rate = Rate {
+                per_sec,
+                burst: per_sec.ceil().max(1.0) as u32,
+            };
+            if let Err(wait) = self.buckets.take(&key.name, rate, now) {
+                return Decision::TooFast(usage, wait.as_secs_f64().ceil().max(1.0) as u64);
+            }
+        }
+        let mut windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
+        let w = windows.entry(key.name.clone()).or_insert((now, 0));
+        if now.duration_since(w.0) >= WINDOW {
+            *w = (now, 0);
+        }
+        w.1 += 1;
+        drop(windows);
+        Decision::Allowed(self.usage_at(key, now))
+    }
+
+    /// Where `key` stands now, without counting a request.
+    pub fn usage(&self, key: &ApiKey) -> Usage {
+        self.usage_at(key, Instant::now())
+    }
+
+    fn usage_at(&self, key: &ApiKey, now: Instant) -> Usage {
+        let windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
+        let (start, used) = match windows.get(&key.name) {
+            Some(&(start, used)) if now.duration_since(start) < WINDOW => (start, used),
+            _ => (now, 0),
+        };
+        let reset = (WINDOW - now.duration_since(start)).as_secs_f64().ceil() as u64;
+        Usage {
+            quota: key.quota_per_hour,
+            remaining: key.quota_per_hour.map(|q| q.saturating_sub(used)),
+            reset,
+            used,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(quota: Option<u64>, rate: Option<f64>) -> ApiKey {
+        ApiKey {
+            name: "k".into(),
+            digest: String::new(),
+            quota_per_hour: quota,
+            rate_per_sec: rate,
+            allow: vec![],
+            created: String::new(),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_quota_is_spent_then_reset_after_an_hour() {
+        let limits = Limits::default();
+        let k = key(Some(2), None);
+        assert!(matches!(limits.admit(&k), Decision::Allowed(u) if u.remaining == Some(1)));
+        assert!(matches!(limits.admit(&k), Decision::Allowed(u) if u.remaining == Some(0)));
+        match limits.admit(&k) {
+            Decision::QuotaSpent(u) => assert_eq!(u.reset, 3600),
+            other => panic!("{other:?}"),
+        }
+        tokio::time::advance(Duration::from_secs(1800)).await;
+        assert!(matches!(limits.admit(&k), Decision::QuotaSpent(u) if u.reset == 1800));
+        tokio::time::advance(Duration::from_secs(1800)).await;
+        assert!(matches!(limits.admit(&k), Decision::Allowed(u) if u.used == 1));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_rate_limits_bursts() {
+        let limits = Limits::default();
+        let k = key(None, Some(1.0));
+        assert!(matches!(limits.admit(&k), Decision::Allowed(_)));
+        assert!(matches!(limits.admit(&k), Decision::TooFast(_, 1)));
+        tokio::time::advance(Duration::from_secs(1)).await;
+        assert!(matches!(limits.admit(&k), Decision::Allowed(u) if u.remaining.is_none()));
+    }
+}

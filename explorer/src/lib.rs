@@ -1,0 +1,30 @@
+//! Search, facets, a JSON API with keys, and Memento (RFC 7089) over the archives
+//! `modoai-harvester` writes: an embedded full-text and faceted index inside each archive,
+//! built incrementally from its ledger, read only through the harvester's library.
+//!
+//! ```no_run
+//! use modoai_explorer::index::{build, BuildOptions};
+//! # fn f() -> Result<(), Box<dyn std::error::Error>> {
+//! let runtime = tokio::runtime::Runtime::new()?;
+//! let options = BuildOptions::new(modoai::ToolRunner::defaults()?, runtime.handle().clone());
+//! let report = build("my-archive".as_ref(), "my-archive", &options, &())?;
+//! println!("{} captures added, {} in the index", report.added, report.total);
+//! # Ok(()) }
+//! ```
+
+pub mod api;
+pub mod capture;
+#[cfg(feature = "cli")]
+pub mod cli;
+pub mod config;
+mod error;
+pub mod extract;
+pub mod index;
+pub mod keys;
+pub mod memento;
+pub mod search;
+pub mod serve;
+#[doc(hidden)]
+pub mod synthetic;
+
+pub use error::ExplorerError;

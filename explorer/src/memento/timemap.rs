@@ -1,0 +1,107 @@
+//! TimeMaps: link format (RFC 7089 §5, RFC 6690) and JSON.
+
+use serde_json::{json, Value};
+
+use super::datetime::http_date;
+use super::lookup::Memento;
+
+/// The rel of the i-th of n mementos (§2.2: `first`/`last` combine with `memento`).
+fn rel(i: usize, n: usize) -> &'static str {
+    match (i == 0, i + 1 == n) {
+        (true, true) => "first last memento",
+        (true, false) => "first memento",
+        (false, true) => "last memento",
+        _ => "memento",
+    }
+}
+
+/// URLs of one URI-R on this server.
+pub struct Urls<'a> {
+    /// `http://host:port`.
+    pub base: &'a str,
+    /// The URI-R.
+    pub uri: &'a str,
+}
+
+impl Urls<'_> {
+    /// A memento's URI-M.
+    pub fn memento(&self, m: &Memento) -> String {
+        format!("{}/memento/{}/{}", self.base, m.timestamp, self.uri)
+    }
+    /// The TimeGate.
+    pub fn timegate(&self) -> String {
+        format!("{}/timegate/{}", self.base, self.uri)
+    }
+    /// The TimeMap in `format` (`link`, `json`).
+    pub fn timemap(&self, format: &str) -> String {
+        format!("{}/timemap/{format}/{}", self.base, self.uri)
+    }
+}
+
+/// The link-format TimeMap: original, self (with from/until), timegate, then every memento.
+pub fn link_format(urls: &Urls<'_>, mementos: &[Memento]) -> String {
+    let mut out = format!("<{}>; rel=\"original\",\n", urls.uri);
+    out.push_str(&format!(
+        "<{}>; rel=\"self\"; type=\"application/link-format\"",
+        urls.timemap("link")
+    ));
+    if let (Some(first), Some(last)) = (mementos.first(), mementos.last()) {
+        out.push_str(&format!(
+            "; from=\"{}\"; until=\"{}\"",
+            http_date(first.time),
+            http_date(last.time)
+        ));
+    }
+    out.push_str(&format!(",\n<{}>; rel=\"timegate\"", urls.timegate()));
+    let n = mementos.len();
+    for (i, m) in mementos.iter().enumerate() {
+        out.push_str(&format!(
+            ",\n<{}>; rel=\"{}\"; datetime=\"{}\"",
+            urls.memento(m),
+            rel(i, n),
+            http_date(m.time)
+        ));
+    }
+    out.push('\n');
+    out
+}
+
+/// The JSON TimeMap, in the shape Memento aggregators use.
+pub fn json(urls: &Urls<'_>, mementos: &[Memento]) -> Value {
+    let entry = |m: &Memento| json!({"datetime": http_date(m.time), "uri": urls.memento(m)});
+    json!({
+        "original_uri": urls.uri,
+        "timegate_uri": urls.timegate(),
+        "timemap_uri": {"link_format": urls.timemap("link"), "json_format": urls.timemap("json")},
+        "mementos": {
+            "first": mementos.first().map(entry),
+            "last": mementos.last().map(entry),
+            "list": mementos.iter().map(entry).collect::<Vec<_>>(),
+        },
+    })
+}
+
+/// The `Link` header of a memento or TimeGate answer: original, timegate, timemap, and the
+/// memento itself with its datetime.
+pub fn link_header(urls: &Urls<'_>, m: Option<(&Memento, &'static str)>) -> String {
+    let mut out = format!(
+        "<{}>; rel=\"original\", <{}>; rel=\"timegate\", <{}>; rel=\"timemap\"; type=\"application/link-format\"",
+        urls.uri,
+        urls.timegate(),
+        urls.timemap("link")
+    );
+    if let Some((m, rel)) = m {
+        out.push_str(&format!(
+            ", <{}>; rel=\"{rel}\"; datetime=\"{}\"",
+            urls.memento(m),
+            http_date(m.time)
+        ));
+    }
+    out
+}
+
+/// The rel of `m` among `all` (for the Link header of a TimeGate or memento answer).
+pub fn rel_of(all: &[Memento], m: &Memento) -> &'static str {
+    let i = all.iter().position(|x| x == m).unwrap_or(1);
+    rel(i, all.len().max(i + 1))
+}

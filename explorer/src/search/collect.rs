@@ -1,0 +1,232 @@
+//! One collector for everything a search page needs: the count, the top hits (by score or by
+//! capture time), the facet counts, all under a time budget that cuts the collection short and
+//! says so.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+use std::time::Instant;
+
+use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::columnar::{Column, StrColumn};
+use tantivy::query::Weight;
+use tantivy::{
+    DateTime, DocAddress, DocId, DocSet, Score, SegmentOrdinal, SegmentReader, TERMINATED,
+};
+
+use super::facet::Facet;
+use super::params::Sort;
+
+/// Documents between two looks at the clock.
+const CLOCK_EVERY: u32 = 1024;
+
+/// What one search (of one index) gathers.
+#[derive(Clone, Debug, Default)]
+pub struct Gathered {
+    /// Matching documents counted.
+    pub count: u64,
+    /// The best hits, best first: `(sort key, address)`.
+    pub hits: Vec<(f64, DocAddress)>,
+    /// Counts per facet and value.
+    pub facets: HashMap<Facet, HashMap<String, u64>>,
+    /// Whether the time budget cut the collection short.
+    pub partial: bool,
+}
+
+impl Gathered {
+    /// Adds another index's (or segment's) gathering; `top` hits are kept.
+    pub fn merge(&mut self, other: Gathered, top: usize) {
+        self.count += other.count;
+        self.partial |= other.partial;
+        self.hits.extend(other.hits);
+        self.hits.sort_by(|a, b| b.0.total_cmp(&a.0));
+        self.hits.truncate(top);
+        for (facet, values) in other.facets {
+            let mine = self.facets.entry(facet).or_default();
+            for (v, n) in values {
+                *mine.entry(v).or_default() += n;
+            }
+        }
+    }
+}
+
+/// The collector.
+#[derive(Clone, Debug)]
+pub struct Gather {
+    /// Hits kept.
+    pub top: usize,
+    /// Their order.
+    pub sort: Sort,
+    /// Facets counted.
+    pub facets: Vec<Facet>,
+    /// When to stop collecting.
+    pub deadline: Instant,
+}
+
+/// A hit in a segment's heap: the smallest key on top, so the heap keeps the largest.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Hit(f64, DocId);
+
+impl Eq for Hit {}
+
+impl PartialOrd for Hit {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Hit {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.0.total_cmp(&self.0).then(self.1.cmp(&other.1))
+    }
+}
+
+/// One segment's collection.
+pub struct GatherSegment {
+    segment: SegmentOrdinal,
+    top: usize,
+    sort: Sort,
+    time: Option<Column<DateTime>>,
+    heap: BinaryHeap<Hit>,
+    count: u64,
+    columns: Vec<(Facet, Option<StrColumn>, Vec<u32>)>,
+    partial: bool,
+}
+
+impl Collector for Gather {
+    type Fruit = Gathered;
+    type Child = GatherSegment;
+
+    fn for_segment(
+        &self,
+        segment: SegmentOrdinal,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<GatherSegment> {
+        let fast = reader.fast_fields();
+        let time = match self.sort {
+            Sort::Relevance => None,
+            _ => Some(fast.date("time")?),
+        };
+        let mut columns = Vec::new();
+        for f in &self.facets {
+            let column = fast.str(f.name())?;
+            let counts = vec![0; column.as_ref().map_or(0, |c| c.num_terms())];
+            columns.push((*f, column, counts));
+        }
+        Ok(GatherSegment {
+            segment,
+            top: self.top,
+            sort: self.sort,
+            time,
+            heap: BinaryHeap::with_capacity(self.top + 1),
+            count: 0,
+            columns,
+            partial: false,
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        self.sort == Sort::Relevance
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Gathered>) -> tantivy::Result<Gathered> {
+        let mut all = Gathered::default();
+        for f in fruits {
+            all.merge(f, self.top);
+        }
+        Ok(all)
+    }
+
+    /// Visits the matches one by one, looking at the clock every 1,024 of them: past the
+    /// deadline, the rest of the segment (and later segments) are left out and the result is
+    /// marked partial.
+    fn collect_segment(
+        &self,
+        weight: &dyn Weight,
+        segment: u32,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<Gathered> {
+        let mut child = self.for_segment(segment, reader)?;
+        if Instant::now() >= self.deadline {
+            child.partial = true;
+            return Ok(child.harvest());
+        }
+        let mut scorer = weight.scorer(reader, 1.0)?;
+        let alive = reader.alive_bitset();
+        let scoring = self.requires_scoring();
+        let mut seen = 0u32;
+        let mut doc = scorer.doc();
+        while doc != TERMINATED {
+            if alive.is_none_or(|a| a.is_alive(doc)) {
+                let score = if scoring { scorer.score() } else { 0.0 };
+                child.collect(doc, score);
+            }
+            seen += 1;
+            if seen.is_multiple_of(CLOCK_EVERY) && Instant::now() >= self.deadline {
+                child.partial = true;
+                break;
+            }
+            doc = scorer.advance();
+        }
+        Ok(child.harvest())
+    }
+}
+
+impl SegmentCollector for GatherSegment {
+    type Fruit = Gathered;
+
+    fn collect(&mut self, doc: DocId, score: Score) {
+        self.count += 1;
+        if self.top > 0 {
+            let key = match (self.sort, &self.time) {
+                (Sort::Relevance, _) | (_, None) => f64::from(score),
+                (Sort::Newest, Some(t)) => t
+                    .first(doc)
+                    .map_or(f64::MIN, |d| d.into_timestamp_secs() as f64),
+                (Sort::Oldest, Some(t)) => t
+                    .first(doc)
+                    .map_or(f64::MIN, |d| -(d.into_timestamp_secs() as f64)),
+            };
+            if self.heap.len() < self.top {
+                self.heap.push(Hit(key, doc));
+            } else if self.heap.peek().is_some_and(|min| key > min.0) {
+                self.heap.pop();
+                self.heap.push(Hit(key, doc));
+            }
+        }
+        for (_, column, counts) in &mut self.columns {
+            if let Some(c) = column {
+                for ord in c.term_ords(doc) {
+                    counts[ord as usize] += 1;
+                }
+            }
+        }
+    }
+
+    fn harvest(self) -> Gathered {
+        let mut facets = HashMap::new();
+        for (facet, column, counts) in self.columns {
+            let mut values = HashMap::new();
+            if let Some(c) = column {
+                let mut s = String::new();
+                for (ord, n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
+                    if c.ord_to_str(ord as u64, &mut s).unwrap_or(false) {
+                        values.insert(s.clone(), u64::from(*n));
+                    }
+                }
+            }
+            facets.insert(facet, values);
+        }
+        let mut hits: Vec<(f64, DocAddress)> = self
+            .heap
+            .into_iter()
+            .map(|h| (h.0, DocAddress::new(self.segment, h.1)))
+            .collect();
+        hits.sort_by(|a, b| b.0.total_cmp(&a.0));
+        Gathered {
+            count: self.count,
+            hits,
+            facets,
+            partial: self.partial,
+        }
+    }
+}

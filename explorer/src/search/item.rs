@@ -1,0 +1,176 @@
+//! One capture as the API shows it, from its stored fields.
+
+use serde::Serialize;
+use tantivy::schema::{Field, Value};
+use tantivy::TantivyDocument;
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+use crate::index::Fields;
+
+/// A capture in results.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Item {
+    /// Capture id.
+    pub id: String,
+    /// Captured URL.
+    pub url: String,
+    /// Title.
+    pub title: String,
+    /// Capture time, RFC 3339.
+    pub time: String,
+    /// Capture time, 14 digits (the memento's).
+    pub timestamp: String,
+    /// The file's OAI datestamp.
+    pub datestamp: String,
+    /// MIME type.
+    pub mime: String,
+    /// Payload bytes.
+    pub size: u64,
+    /// Payload SHA-1, Base32.
+    pub sha1: String,
+    /// Host.
+    pub host: String,
+    /// Archive name.
+    pub archive: String,
+    /// Harvest name.
+    pub harvest: String,
+    /// OAI-PMH endpoint.
+    pub endpoint: String,
+    /// OAI identifier.
+    pub identifier: String,
+    /// OAI sets.
+    pub sets: Vec<String>,
+    /// `resource` or `revisit`.
+    pub kind: String,
+    /// PWID.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pwid: Option<String>,
+    /// Language.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
+    /// PRONOM PUID.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub puid: Option<String>,
+    /// PRONOM format name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// JHOVE verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jhove: Option<String>,
+    /// EXIF capture date.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exif_date: Option<String>,
+    /// Camera.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub camera: Option<String>,
+    /// GPS position.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gps: Option<String>,
+    /// The memento's path on this server.
+    pub memento: String,
+    /// Highlighted text around the matching words (`<b>…</b>`, the rest HTML-escaped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
+    /// The score (relevance sort only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Captures of the same bytes in scope (with `group=sha1`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copies: Option<u64>,
+}
+
+/// Where the payload record is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stored {
+    /// WARC file's final name.
+    pub file: String,
+    /// Offset.
+    pub offset: u64,
+    /// Compressed length.
+    pub length: u64,
+    /// The CRATE record (`file offset length`), if any.
+    pub crate_at: Option<(String, u64, u64)>,
+    /// Why text extraction failed.
+    pub problem: Option<String>,
+    /// The stored excerpt of the text.
+    pub excerpt: String,
+}
+
+fn text(doc: &TantivyDocument, f: Field) -> Option<String> {
+    doc.get_first(f).and_then(|v| v.as_str()).map(str::to_owned)
+}
+
+fn num(doc: &TantivyDocument, f: Field) -> u64 {
+    doc.get_first(f)
+        .and_then(|v| v.as_u64())
+        .unwrap_or_default()
+}
+
+impl Item {
+    /// The item of a stored document.
+    pub fn of(doc: &TantivyDocument, f: &Fields) -> Item {
+        let s = |field| text(doc, field).unwrap_or_default();
+        let time = doc
+            .get_first(f.time)
+            .and_then(|v| v.as_datetime())
+            .and_then(|d| OffsetDateTime::from_unix_timestamp(d.into_timestamp_secs()).ok())
+            .unwrap_or(OffsetDateTime::UNIX_EPOCH);
+        let timestamp = crate::memento::timestamp14(time);
+        let url = s(f.url);
+        Item {
+            id: s(f.id),
+            memento: format!("/memento/{timestamp}/{url}"),
+            url,
+            title: s(f.title),
+            time: time.format(&Rfc3339).unwrap_or_default(),
+            timestamp,
+            datestamp: s(f.datestamp),
+            mime: s(f.mime),
+            size: num(doc, f.size),
+            sha1: s(f.sha1),
+            host: s(f.host),
+            archive: s(f.archive),
+            harvest: s(f.harvest),
+            endpoint: s(f.endpoint),
+            identifier: s(f.identifier),
+            sets: doc
+                .get_all(f.set)
+                .filter_map(|v| v.as_str())
+                .map(str::to_owned)
+                .collect(),
+            kind: s(f.kind),
+            pwid: text(doc, f.pwid),
+            lang: text(doc, f.lang),
+            puid: text(doc, f.puid),
+            format: text(doc, f.format),
+            jhove: text(doc, f.jhove),
+            exif_date: text(doc, f.exif_date),
+            camera: text(doc, f.camera),
+            gps: text(doc, f.gps),
+            snippet: None,
+            score: None,
+            copies: None,
+        }
+    }
+}
+
+impl Stored {
+    /// The record locations of a stored document.
+    pub fn of(doc: &TantivyDocument, f: &Fields) -> Stored {
+        let crate_at = text(doc, f.crate_at).and_then(|s| {
+            let mut parts = s.rsplitn(3, ' ');
+            let length = parts.next()?.parse().ok()?;
+            let offset = parts.next()?.parse().ok()?;
+            Some((parts.next()?.to_owned(), offset, length))
+        });
+        Stored {
+            file: text(doc, f.file).unwrap_or_default(),
+            offset: num(doc, f.offset),
+            length: num(doc, f.length),
+            crate_at,
+            problem: text(doc, f.problem),
+            excerpt: text(doc, f.excerpt).unwrap_or_default(),
+        }
+    }
+}

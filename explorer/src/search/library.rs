@@ -1,0 +1,376 @@
+//! The archives a server searches, each with its index once it has one.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{PoisonError, RwLock};
+use std::time::{Duration, Instant};
+
+use tantivy::query::Query;
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{IndexReader, ReloadPolicy, Searcher, TantivyDocument};
+
+use super::collect::{Gather, Gathered};
+use super::facet::Facet;
+use super::item::{Item, Stored};
+use super::page::{FacetValue, Page, Terms, Word};
+use super::params::{SearchParams, Sort};
+use super::query::build;
+use super::scope::Scope;
+use crate::index::{ArchiveIndex, Fields};
+use crate::ExplorerError;
+
+/// Values listed per facet at most (calendar facets list all).
+const FACET_VALUES: usize = 50;
+/// Captures whose words make a word cloud.
+const TERMS_SAMPLE: usize = 1000;
+
+/// Why a search has no answer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SearchError {
+    /// The request is wrong: the message says how.
+    #[error("{0}")]
+    BadRequest(String),
+    /// Archives in the caller's scope have no index yet (being built).
+    #[error("not indexed yet: {}", .0.join(", "))]
+    NotReady(Vec<String>),
+    /// The index failed.
+    #[error("index: {0}")]
+    Index(#[from] tantivy::TantivyError),
+}
+
+/// One archive served.
+#[derive(Debug)]
+pub struct Served {
+    /// Its name (the folder's name, made unique).
+    pub name: String,
+    /// Its folder.
+    pub dir: PathBuf,
+    opened: RwLock<Option<Opened>>,
+}
+
+#[derive(Clone)]
+pub(super) struct Opened {
+    pub(super) index: ArchiveIndex,
+    pub(super) reader: IndexReader,
+}
+
+impl std::fmt::Debug for Opened {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Opened")
+            .field("index", &self.index)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Served {
+    /// Opens (again) the archive's index after a build; a missing or damaged one leaves it
+    /// unready.
+    pub fn reopen(&self) -> Result<(), ExplorerError> {
+        let opened = match ArchiveIndex::open(&self.dir)? {
+            None => None,
+            Some(index) => {
+                let reader = index
+                    .index()
+                    .reader_builder()
+                    .reload_policy(ReloadPolicy::OnCommitWithDelay)
+                    .try_into()
+                    .map_err(ExplorerError::index(index.path()))?;
+                Some(Opened { index, reader })
+            }
+        };
+        *self.opened.write().unwrap_or_else(PoisonError::into_inner) = opened;
+        Ok(())
+    }
+
+    /// Takes the index away (it is being rebuilt).
+    pub fn close(&self) {
+        *self.opened.write().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// Whether it has an index to search.
+    pub fn is_ready(&self) -> bool {
+        self.opened
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
+    pub(super) fn opened(&self) -> Option<Opened> {
+        self.opened
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Makes the searcher see the last commit now.
+    pub fn reload(&self) {
+        if let Some(o) = self.opened() {
+            let _ = o.reader.reload();
+        }
+    }
+}
+
+/// The archives served.
+#[derive(Debug)]
+pub struct Library {
+    pub(super) archives: Vec<Served>,
+    pub(super) budget: Duration,
+}
+
+/// One archive's part of a search.
+struct Part {
+    searcher: Searcher,
+    fields: Fields,
+    query: Box<dyn Query>,
+    gathered: Gathered,
+}
+
+impl Library {
+    /// The archives at `dirs`, named by their folders (`name`, `name-2`, … when two folders
+    /// have the same name); searches stop collecting after `budget`.
+    pub fn new(dirs: &[PathBuf], budget: Duration) -> Library {
+        let mut names: HashSet<String> = HashSet::new();
+        let archives = dirs
+            .iter()
+            .map(|dir| {
+                let base = archive_name(dir);
+                let mut name = base.clone();
+                let mut n = 1;
+                while !names.insert(name.clone()) {
+                    n += 1;
+                    name = format!("{base}-{n}");
+                }
+                Served {
+                    name,
+                    dir: dir.clone(),
+                    opened: RwLock::new(None),
+                }
+            })
+            .collect();
+        Library { archives, budget }
+    }
+
+    /// The archives.
+    pub fn archives(&self) -> &[Served] {
+        &self.archives
+    }
+
+    /// The archives in `scope` without an index.
+    pub fn not_ready(&self, scope: &Scope) -> Vec<String> {
+        self.archives
+            .iter()
+            .filter(|a| scope.admits(Facet::Archive, &a.name) && !a.is_ready())
+            .map(|a| a.name.clone())
+            .collect()
+    }
+
+    /// Runs `params` in every archive of `scope`, gathering `top` hits.
+    fn run(
+        &self,
+        params: &SearchParams,
+        scope: &Scope,
+        top: usize,
+        facets: Vec<Facet>,
+    ) -> Result<Vec<Part>, SearchError> {
+        let waiting = self.not_ready(scope);
+        if !waiting.is_empty() {
+            return Err(SearchError::NotReady(waiting));
+        }
+        let budget = params.budget.map_or(self.budget, |b| b.min(self.budget));
+        let gather = Gather {
+            top,
+            sort: params.sort,
+            facets,
+            deadline: Instant::now() + budget,
+        };
+        let mut parts = Vec::new();
+        for a in &self.archives {
+            if !scope.admits(Facet::Archive, &a.name) {
+                continue;
+            }
+            let Some(o) = a.opened() else { continue };
+            let fields = o.index.fields();
+            let query =
+                build(o.index.index(), &fields, params, scope).map_err(SearchError::BadRequest)?;
+            let searcher = o.reader.searcher();
+            let gathered = searcher.search(&*query, &gather)?;
+            parts.push(Part {
+                searcher,
+                fields,
+                query,
+                gathered,
+            });
+        }
+        Ok(parts)
+    }
+
+    /// A page of results.
+    pub fn search(&self, params: &SearchParams, scope: &Scope) -> Result<Page, SearchError> {
+        let started = Instant::now();
+        let window = (params.page + 1) * params.size;
+        let top = if params.group_sha1 {
+            window * 4
+        } else {
+            window
+        };
+        let parts = self.run(params, scope, top, params.facets.clone())?;
+        let mut all = Gathered::default();
+        let mut hits: Vec<(f64, usize, tantivy::DocAddress)> = Vec::new();
+        for (p, part) in parts.iter().enumerate() {
+            hits.extend(part.gathered.hits.iter().map(|(k, a)| (*k, p, *a)));
+            all.merge(
+                Gathered {
+                    hits: Vec::new(),
+                    ..part.gathered.clone()
+                },
+                0,
+            );
+        }
+        hits.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut seen = HashSet::new();
+        let mut data = Vec::new();
+        let mut skipped = 0;
+        // One snippet generator per archive, made when its first hit needs one.
+        let mut generators: Vec<Option<SnippetGenerator>> = parts.iter().map(|_| None).collect();
+        for (key, p, addr) in hits {
+            let part = &parts[p];
+            // Without grouping, the hits of earlier pages are skipped before their documents
+            // are read.
+            if !params.group_sha1 && skipped < params.page * params.size {
+                skipped += 1;
+                continue;
+            }
+            let doc: TantivyDocument = part.searcher.doc(addr)?;
+            let mut item = Item::of(&doc, &part.fields);
+            if params.group_sha1 && !seen.insert(item.sha1.clone()) {
+                continue;
+            }
+            if params.group_sha1 && skipped < params.page * params.size {
+                skipped += 1;
+                continue;
+            }
+            if params.sort == Sort::Relevance {
+                item.score = Some(key);
+            }
+            if !params.q.trim().is_empty() {
+                if generators[p].is_none() {
+                    generators[p] =
+                        SnippetGenerator::create(&part.searcher, &*part.query, part.fields.text)
+                            .ok();
+                }
+                item.snippet = generators[p].as_ref().and_then(|g| snippet(g, part, &doc));
+            }
+            if params.group_sha1 {
+                item.copies = Some(self.count_sha1(&item.sha1, scope)?);
+            }
+            data.push(item);
+            if data.len() == params.size {
+                break;
+            }
+        }
+        Ok(Page {
+            total: all.count,
+            count: data.len(),
+            page: params.page,
+            totalpage: all.count.div_ceil(params.size as u64),
+            partial: all.partial,
+            took_ms: started.elapsed().as_millis() as u64,
+            data,
+            facets: facet_lists(all.facets),
+        })
+    }
+
+    /// The most frequent words among the best matches.
+    pub fn terms(
+        &self,
+        params: &SearchParams,
+        scope: &Scope,
+        size: usize,
+    ) -> Result<Terms, SearchError> {
+        let parts = self.run(params, scope, TERMS_SAMPLE, Vec::new())?;
+        let mut hits: Vec<(f64, usize, tantivy::DocAddress)> = Vec::new();
+        let (mut total, mut partial) = (0, false);
+        for (p, part) in parts.iter().enumerate() {
+            total += part.gathered.count;
+            partial |= part.gathered.partial;
+            hits.extend(part.gathered.hits.iter().map(|(k, a)| (*k, p, *a)));
+        }
+        hits.sort_by(|a, b| b.0.total_cmp(&a.0));
+        hits.truncate(TERMS_SAMPLE);
+        let mut counts: HashMap<String, u64> = HashMap::new();
+        let mut word = String::new();
+        for (_, p, addr) in &hits {
+            let segment = parts[*p].searcher.segment_reader(addr.segment_ord);
+            if let Some(column) = segment.fast_fields().str("keyword")? {
+                for ord in column.term_ords(addr.doc_id) {
+                    if column.ord_to_str(ord, &mut word).unwrap_or(false) {
+                        *counts.entry(word.clone()).or_default() += 1;
+                    }
+                }
+            }
+        }
+        let mut terms: Vec<Word> = counts
+            .into_iter()
+            .map(|(term, count)| Word { term, count })
+            .collect();
+        terms.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.term.cmp(&b.term)));
+        terms.truncate(size);
+        Ok(Terms {
+            total,
+            sampled: hits.len() as u64,
+            partial,
+            terms,
+        })
+    }
+
+    /// Captures in scope.
+    pub fn count(&self, scope: &Scope) -> Result<u64, SearchError> {
+        let params = SearchParams {
+            size: 1,
+            facets: Vec::new(),
+            ..SearchParams::default()
+        };
+        Ok(self
+            .run(&params, scope, 0, Vec::new())?
+            .iter()
+            .map(|p| p.gathered.count)
+            .sum())
+    }
+}
+
+/// The highlighted excerpt of a hit.
+fn snippet(generator: &SnippetGenerator, part: &Part, doc: &TantivyDocument) -> Option<String> {
+    let stored = Stored::of(doc, &part.fields);
+    let s = generator.snippet(&stored.excerpt);
+    (!s.is_empty()).then(|| s.to_html())
+}
+
+/// Facet counts as lists: calendar facets by period, others most frequent first.
+fn facet_lists(facets: HashMap<Facet, HashMap<String, u64>>) -> BTreeMap<String, Vec<FacetValue>> {
+    facets
+        .into_iter()
+        .map(|(facet, values)| {
+            let mut list: Vec<FacetValue> = values
+                .into_iter()
+                .map(|(value, count)| FacetValue { value, count })
+                .collect();
+            if facet.is_calendar() {
+                list.sort_by(|a, b| a.value.cmp(&b.value));
+            } else {
+                list.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.value.cmp(&b.value)));
+                list.truncate(FACET_VALUES);
+            }
+            (facet.name().to_owned(), list)
+        })
+        .collect()
+}
+
+/// An archive's name: its folder's name.
+fn archive_name(dir: &Path) -> String {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
+    dir.file_name().map_or_else(
+        || "archive".to_owned(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}

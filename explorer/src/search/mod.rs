@@ -1,0 +1,21 @@
+//! Searching the archives served: full text, facets, calendar, the word cloud, the captures of
+//! a URL, one capture; always within the caller's [`Scope`].
+
+mod collect;
+mod facet;
+mod item;
+mod library;
+mod lookup;
+mod page;
+mod params;
+mod query;
+mod scope;
+
+pub use collect::{Gather, Gathered};
+pub use facet::{Facet, ALL as ALL_FACETS, DEFAULT as DEFAULT_FACETS};
+pub use item::{Item, Stored};
+pub use library::{Library, SearchError, Served};
+pub use page::{FacetValue, Page, Terms, Word};
+pub use params::{date, SearchParams, Sort, MAX_SIZE, MAX_WINDOW};
+pub use query::{build as build_query, field as facet_field, scope_query, term};
+pub use scope::{Filter, Scope};

@@ -1,0 +1,117 @@
+//! `modoai-explorer serve`: the API and Memento routes over the archives, and a background task
+//! that keeps each archive's index current (building it first when it has none, rebuilding it
+//! when it is damaged). Until an archive has an index, searches that reach it answer 503 with
+//! `Retry-After`.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+
+use crate::api::{router, AppState};
+use crate::index::{build, ArchiveIndex, BuildOptions};
+use crate::search::{Library, Served};
+use crate::ExplorerError;
+
+/// Serves `state` on `listener` until `shutdown` resolves, keeping the indexes current with
+/// `options` every `refresh` (zero: once, at start).
+pub async fn serve(
+    listener: TcpListener,
+    state: Arc<AppState>,
+    options: BuildOptions,
+    refresh: Duration,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let library = Arc::clone(&state.library);
+    let cancel = Arc::clone(&options.cancel);
+    let indexer = tokio::task::spawn_blocking(move || keep_indexed(&library, &options, refresh));
+    let result = axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown)
+        .await;
+    cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = indexer.await;
+    result
+}
+
+/// Opens each archive's index, then builds what is missing, at start and every `refresh`.
+pub fn keep_indexed(library: &Library, options: &BuildOptions, refresh: Duration) {
+    for a in library.archives() {
+        check(a);
+    }
+    loop {
+        for a in library.archives() {
+            if options.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
+            update(a, options);
+        }
+        if refresh.is_zero() {
+            return;
+        }
+        let until = std::time::Instant::now() + refresh;
+        while std::time::Instant::now() < until {
+            if options.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+/// Opens an archive's index if it is whole; a damaged one is removed (rebuilt by [`update`]).
+fn check(a: &Served) {
+    match ArchiveIndex::open(&a.dir) {
+        Ok(Some(index)) => match index.damaged_files() {
+            Ok(files) if files.is_empty() => {
+                if let Err(e) = a.reopen() {
+                    tracing::warn!(archive = %a.name, error = %e, "the index cannot be opened; rebuilding it");
+                    a.close();
+                }
+            }
+            Ok(files) => {
+                tracing::warn!(archive = %a.name, damaged = ?files, "damaged index files; rebuilding the index from the archive");
+                let _ = ArchiveIndex::create(&a.dir);
+            }
+            Err(e) => {
+                tracing::warn!(archive = %a.name, error = %e, "the index cannot be checked; rebuilding it")
+            }
+        },
+        Ok(None) => {}
+        Err(e) => {
+            tracing::warn!(archive = %a.name, error = %e, "the index cannot be opened; rebuilding it")
+        }
+    }
+}
+
+/// Indexes what an archive added since its last checkpoint, then lets searches see it.
+fn update(a: &Served, options: &BuildOptions) {
+    match build(&a.dir, &a.name, options, &()) {
+        Ok(report) => {
+            if report.added > 0 || !a.is_ready() || report.rebuilt {
+                tracing::info!(archive = %a.name, added = report.added, total = report.total, "index updated");
+                if let Err(e) = a.reopen() {
+                    tracing::error!(archive = %a.name, error = %e, "the index cannot be opened after its build");
+                }
+            }
+            a.reload();
+        }
+        Err(ExplorerError::Busy { .. }) => {
+            // Another process indexes it: search what it has committed so far.
+            if !a.is_ready() {
+                let _ = a.reopen();
+            }
+        }
+        Err(ExplorerError::Interrupted) => {}
+        Err(e) => tracing::error!(archive = %a.name, error = %e, "the archive cannot be indexed"),
+    }
+}
+
+/// The archives of `dirs`, checked to be archives.
+pub fn library(dirs: &[PathBuf], budget: Duration) -> Result<Library, ExplorerError> {
+    for d in dirs {
+        modoai_harvester::archive::Reader::open(d)?;
+    }
+    Ok(Library::new(dirs, budget))
+}

@@ -1,0 +1,118 @@
+//! One external tool run the way the plugins run theirs, for other programs of the workspace
+//! (the explorer extracts PDF text with `pdftotext` through it): the isolation of
+//! `plugins.toml`'s `[settings]` (nice, ionice, prlimit), its timeout and output cap, its bound on
+//! processes at once, its own process group killed at the end.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+
+use super::config::PluginsError;
+use super::isolate::Isolation;
+use super::registry::Registry;
+use super::run::{run, Ended, Limits};
+
+/// Bytes of stderr kept per run, as for the plugins.
+const MAX_STDERR: usize = 64 * 1024;
+
+/// Runs tools with the isolation and limits of a `plugins.toml`'s `[settings]`. Cheap to clone;
+/// clones share the bound on processes at once.
+///
+/// ```no_run
+/// # async fn f() -> Result<(), modoai::PluginsError> {
+/// use modoai::{Ended, ToolRunner};
+/// let tools = ToolRunner::defaults()?;
+/// let run = tools.run(&["pdftotext".into(), "-q".into(), "a.pdf".into(), "-".into()]).await;
+/// if run.ended == Ended::Exited(Some(0)) {
+///     println!("{}", String::from_utf8_lossy(&run.stdout));
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct ToolRunner {
+    isolation: Arc<Isolation>,
+    limits: Limits,
+    permits: Arc<Semaphore>,
+}
+
+/// What one run produced.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ToolRun {
+    /// How it ended.
+    pub ended: Ended,
+    /// The first bytes of stdout, at most the output cap.
+    pub stdout: Vec<u8>,
+    /// The first 64 KiB of stderr.
+    pub stderr: Vec<u8>,
+    /// Whether stdout or stderr went past its cap.
+    pub truncated: bool,
+}
+
+impl ToolRunner {
+    /// The `[settings]` of a `plugins.toml` (its `[[plugin]]` entries are checked too).
+    pub fn from_plugins_file(path: &Path) -> Result<Self, PluginsError> {
+        Ok(Self::of(Registry::load(path)?))
+    }
+
+    /// The default `[settings]`: nice 10, best-effort I/O at level 7, 300 s of CPU, 2 GiB of
+    /// data, a 30 s timeout, 1 MiB of output, 2 processes at once.
+    pub fn defaults() -> Result<Self, PluginsError> {
+        Ok(Self::of(Registry::from_text(
+            Path::new("plugins.toml"),
+            "",
+        )?))
+    }
+
+    fn of(registry: Registry) -> Self {
+        ToolRunner {
+            isolation: Arc::new(registry.isolation),
+            limits: Limits {
+                timeout: registry.timeout,
+                max_stdout: registry.max_output,
+                max_stderr: MAX_STDERR,
+            },
+            permits: Arc::new(Semaphore::new(registry.max_processes)),
+        }
+    }
+
+    /// The wall-clock limit of a run.
+    pub fn timeout(&self) -> Duration {
+        self.limits.timeout
+    }
+
+    /// Runs `argv` (no shell, stdin closed) under the isolation, waiting for a free process
+    /// slot first; on timeout its whole process group is killed.
+    pub async fn run(&self, argv: &[OsString]) -> ToolRun {
+        let argv = self.isolation.wrap(argv);
+        let outcome = run(&argv, None, &self.limits, &self.permits).await;
+        ToolRun {
+            ended: outcome.ended,
+            stdout: outcome.stdout,
+            stderr: outcome.stderr,
+            truncated: outcome.truncated,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn tools_run_isolated_and_report_how_they_ended() {
+        let tools = ToolRunner::defaults().unwrap();
+        assert_eq!(tools.timeout(), Duration::from_secs(30));
+        let run = tools.run(&["sh".into(), "-c".into(), "nice".into()]).await;
+        assert_eq!(run.ended, Ended::Exited(Some(0)));
+        assert_eq!(String::from_utf8_lossy(&run.stdout).trim(), "10", "niced");
+        let run = tools.run(&["no-such-tool-here".into()]).await;
+        assert!(
+            matches!(run.ended, Ended::Exited(Some(_)) | Ended::NotFound),
+            "{run:?}"
+        );
+    }
+}

@@ -1,0 +1,283 @@
+//! End-to-end tests of `modoai-explorer`: the example site served by `modoai` with the real
+//! plugins, harvested by `modoai-harvester --index`, then searched, narrowed, looked up and
+//! replayed through the explorer's API and Memento routes, as a person or a program would.
+
+mod capture;
+mod crash;
+mod docs;
+mod harvest;
+mod keys;
+mod memento;
+mod openapi;
+mod repair;
+mod search;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use integration_tests::http::{read_some, send_get, MARGIN};
+use integration_tests::process::{free_port, program, start_modoai, Running};
+use integration_tests::repo_root;
+
+/// Chinese and Japanese pages added to the example site.
+pub(crate) const BEIJING: &str = "<html><head><title>北京</title></head><body><p>北京是中华人民共和国的首都，也是政治和文化中心。</p></body></html>";
+pub(crate) const TOKYO: &str = "<html><head><title>東京</title></head><body><p>東京は日本の首都です。多くの人が住んでいます。</p></body></html>";
+
+/// The example site (plus a Chinese and a Japanese page) harvested once in oai_crate with the
+/// default plugins, and indexed by `harvest --index`.
+pub(crate) struct Harvested {
+    /// The archive.
+    pub(crate) archive: PathBuf,
+    /// The site's base URL as harvested (`http://127.0.0.1:PORT/`).
+    pub(crate) base: String,
+}
+
+/// The shared harvest (made on first use).
+pub(crate) fn harvested() -> &'static Harvested {
+    static ONCE: OnceLock<Harvested> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let work = work_dir("shared");
+        let site = work.join("site");
+        copy_dir(&repo_root().join("examples/site"), &site);
+        std::fs::create_dir_all(site.join("zh")).unwrap();
+        std::fs::create_dir_all(site.join("ja")).unwrap();
+        std::fs::write(site.join("zh/beijing.html"), BEIJING).unwrap();
+        std::fs::write(site.join("ja/tokyo.html"), TOKYO).unwrap();
+        // The plugins' cache goes beside their file: here, not in the repository.
+        std::fs::copy(repo_root().join("plugins.toml"), work.join("plugins.toml")).unwrap();
+        let plugins = work.join("plugins.toml");
+        let (server, port) =
+            start_modoai(&site, &work, "", &["--plugins", plugins.to_str().unwrap()]);
+        let archive = work.join("archive");
+        let out = Command::new(program("modoai-harvester"))
+            .args([
+                "harvest",
+                &format!("http://127.0.0.1:{port}/modoai"),
+                "--index",
+                "--quiet",
+                "--archive",
+            ])
+            .arg(&archive)
+            .output()
+            .expect("run the harvester");
+        assert!(
+            out.status.success(),
+            "harvest --index: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        drop(server);
+        Harvested {
+            archive,
+            base: format!("http://127.0.0.1:{port}/"),
+        }
+    })
+}
+
+/// A server over the shared harvest in a fresh folder `name`; the API answers without a key when
+/// `open_api`.
+pub(crate) fn shared_explorer(name: &str, open_api: bool) -> Explorer {
+    let config = if open_api {
+        "[access]\nanonymous-api = true\n"
+    } else {
+        ""
+    };
+    Explorer::start(&[&harvested().archive], &work_dir(name), config)
+}
+
+/// The string `field` of every object of the array `value[key]` (the URLs of a page's results).
+pub(crate) fn each(value: &serde_json::Value, key: &str, field: &str) -> Vec<String> {
+    value[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("no array {key} in {value}"))
+        .iter()
+        .map(|v| v[field].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// A fresh folder for one test under cargo's temporary folder for tests.
+pub(crate) fn work_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("explorer")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Copies a folder tree.
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from) {
+        let e = e.unwrap();
+        let target = to.join(e.path().strip_prefix(from).unwrap());
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else if e.file_type().is_file() {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// `modoai-explorer ARGS`, output captured.
+pub(crate) fn explorer(args: &[&str]) -> Output {
+    Command::new(program("modoai-explorer"))
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run modoai-explorer")
+}
+
+/// A new key for `name` in `keys` with extra `args`; the key.
+pub(crate) fn add_key(keys: &Path, name: &str, args: &[&str]) -> String {
+    let mut all = vec!["keys", "add", name, "--keys", keys.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = explorer(&all);
+    assert!(
+        out.status.success(),
+        "keys add: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+/// A running `modoai-explorer serve` over `archives`, with `config` as its configuration file
+/// (its keys in `work/keys.toml` unless the configuration names a file).
+pub(crate) struct Explorer {
+    pub(crate) port: u16,
+    pub(crate) keys: PathBuf,
+    _child: Running,
+}
+
+impl Explorer {
+    pub(crate) fn start(archives: &[&Path], work: &Path, config: &str) -> Explorer {
+        let port = free_port();
+        let config_path = work.join("explorer.toml");
+        std::fs::write(&config_path, config).unwrap();
+        let keys = work.join("keys.toml");
+        let mut command = Command::new(program("modoai-explorer"));
+        command.arg("serve");
+        for a in archives {
+            command.arg("--archive").arg(a);
+        }
+        command
+            .args(["--listen", &format!("127.0.0.1:{port}"), "--config"])
+            .arg(&config_path)
+            .arg("--keys")
+            .arg(&keys)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let child = Running(command.spawn().expect("modoai-explorer serve starts"));
+        let started = Instant::now();
+        while get(port, "/api/v1/openapi.json", &[]).status != 200 {
+            assert!(started.elapsed() < MARGIN, "the explorer did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Explorer {
+            port,
+            keys,
+            _child: child,
+        }
+    }
+
+    /// GET with a key (or none).
+    pub(crate) fn get(&self, target: &str, key: Option<&str>) -> Reply {
+        let auth = key.map(|k| format!("Bearer {k}"));
+        let headers: Vec<(&str, &str)> =
+            auth.iter().map(|a| ("Authorization", a.as_str())).collect();
+        get(self.port, target, &headers)
+    }
+
+    /// GET with a key, retried while the index is being built (503).
+    pub(crate) fn get_ready(&self, target: &str, key: Option<&str>) -> Reply {
+        let started = Instant::now();
+        loop {
+            let r = self.get(target, key);
+            if r.status != 503 {
+                return r;
+            }
+            assert!(
+                started.elapsed() < MARGIN,
+                "{target}: still 503: {}",
+                r.body
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// A whole response.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: String,
+    pub(crate) bytes: Vec<u8>,
+}
+
+impl Reply {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub(crate) fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+}
+
+/// GET `target` with `headers` over a plain socket (HTTP/1.0).
+pub(crate) fn get(port: u16, target: &str, headers: &[(&str, &str)]) -> Reply {
+    let Some(mut s) = send_get(port, target, headers) else {
+        return Reply {
+            status: 0,
+            headers: vec![],
+            body: String::new(),
+            bytes: vec![],
+        };
+    };
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 65536];
+    while let Ok(n) = read_some(&mut s, &mut buf) {
+        if n == 0 {
+            break;
+        }
+        raw.extend_from_slice(&buf[..n]);
+    }
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(raw.len(), |i| i + 4);
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let bytes = raw[split..].to_vec();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.get(9..12))
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    Reply {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+        bytes,
+    }
+}
+
+/// Percent-encodes a query value.
+pub(crate) fn enc(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
