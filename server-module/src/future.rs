@@ -27,6 +27,7 @@ pin_project! {
     enum Kind<F> {
         Inner { #[pin] future: F, links: Option<HeaderValue> },
         Oai { future: OaiFuture },
+        Fallback { #[pin] future: F, ours: Option<Response<OaiBody>> },
     }
 }
 
@@ -36,6 +37,13 @@ impl<F> ResponseFuture<F> {
     pub(crate) fn inner(future: F, links: Option<HeaderValue>) -> Self {
         ResponseFuture {
             kind: Kind::Inner { future, links },
+        }
+    }
+
+    /// The inner service's future, whose 404 is replaced by `ours` when there is one.
+    pub(crate) fn fallback(future: F, ours: Option<Response<OaiBody>>) -> Self {
+        ResponseFuture {
+            kind: Kind::Fallback { future, ours },
         }
     }
 
@@ -60,6 +68,15 @@ where
                     res.headers_mut().append(LINK, links);
                 }
                 Poll::Ready(Ok(res.map(ResponseBody::inner)))
+            }
+            KindProj::Fallback { future, ours } => {
+                let res = ready!(future.poll(cx))?;
+                match ours.take() {
+                    Some(ours) if res.status() == http::StatusCode::NOT_FOUND => {
+                        Poll::Ready(Ok(ours.map(ResponseBody::oai)))
+                    }
+                    _ => Poll::Ready(Ok(res.map(ResponseBody::inner))),
+                }
             }
             KindProj::Oai { future } => {
                 let res = ready!(future.as_mut().poll(cx));

@@ -180,6 +180,20 @@ where
                 let repo = self.repository::<ReqBody>();
                 ResponseFuture::oai(Box::pin(oai::handle(repo, req, door)))
             }
+            Door::ResourceSync(doc) if config.doors.resourcesync => {
+                let repo = self.repository::<ReqBody>();
+                let (method, query) = (req.method().clone(), req.uri().query().map(str::to_owned));
+                ResponseFuture::oai(Box::pin(async move {
+                    doors::resourcesync::answer(&repo, doc, &method, query.as_deref()).await
+                }))
+            }
+            Door::Robots if config.doors.resourcesync && config.base_url.path() == "/" => {
+                // The site's own robots.txt wins; ours answers only its 404.
+                let repo = self.repository::<ReqBody>();
+                let ours = (*req.method() == http::Method::GET)
+                    .then(|| doors::resourcesync::robots(&repo));
+                ResponseFuture::fallback(self.inner.call(req), ours)
+            }
             Door::Linkset(kind) if config.doors.signposting => {
                 let repo = self.repository::<ReqBody>();
                 let (method, query) = (req.method().clone(), req.uri().query().map(str::to_owned));

@@ -125,6 +125,10 @@ pub(crate) const TABLE: &[Entry] = &[
         "rel=\"cite-as\"",
     ),
     run(
+        ".venv/bin/resync-sync --baseline http://127.0.0.1:8080/ copy-of-site",
+        "SYNCED (same=0, created=14",
+    ),
+    run(
         "cargo run -p modoai -- records --root examples/site --plugins plugins.toml",
         "14 records, 2 paths not published (2 hidden)",
     ),

@@ -28,6 +28,7 @@ mod paging;
 mod persist;
 mod records;
 mod reload;
+mod resourcesync;
 mod shutdown;
 mod verbs;
 mod watch;

@@ -262,6 +262,7 @@ impl Config {
     }
 
     /// The configuration file the settings came from: one of the server's own paths.
+    #[cfg(feature = "cli")]
     pub(crate) fn config_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.own_paths.push((crate::OwnKind::Config, path.into()));
         self

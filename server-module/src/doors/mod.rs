@@ -1,6 +1,7 @@
 //! The front doors beside OAI-PMH, all over the one site index: OAI-PMH for people (an HTML view
-//! chosen by content negotiation, with the XML at a route of its own) and FAIR Signposting
-//! (`Link` headers on every file that is a record, and a Linkset per file).
+//! chosen by content negotiation, with the XML at a route of its own), FAIR Signposting
+//! (`Link` headers on every file that is a record, and a Linkset per file) and ResourceSync
+//! (Sitemap lists of the files and of their changes: [`resourcesync`]).
 //!
 //! The paths the layer answers, below the OAI route (default `/modoai`):
 //!
@@ -10,9 +11,12 @@
 //! | `/modoai/xml` | OAI-PMH XML, always |
 //! | `/modoai/linkset?uri=ID` | the file's Linkset, `application/linkset` |
 //! | `/modoai/linkset.json?uri=ID` | the file's Linkset, `application/linkset+json` |
+//! | `/modoai/resourcesync/…`, `/.well-known/resourcesync` | ResourceSync ([`resourcesync`]) |
+//! | `/robots.txt` | the site's, or one naming the Resource List when the site has none |
 
 pub(crate) mod html;
 mod negotiate;
+pub(crate) mod resourcesync;
 mod settings;
 mod signpost;
 
@@ -39,6 +43,10 @@ pub(crate) enum Door {
     OaiXml,
     /// A file's Linkset.
     Linkset(LinksetKind),
+    /// A ResourceSync document.
+    ResourceSync(resourcesync::Document),
+    /// The site's robots.txt, or ours when the site has none.
+    Robots,
     /// Anything else: the site.
     Site,
 }
@@ -55,6 +63,13 @@ pub(crate) enum LinksetKind {
 impl Door {
     /// The door of `path` on a layer whose OAI route is `route`.
     pub(crate) fn of(path: &str, route: &str) -> Door {
+        match path {
+            resourcesync::WELL_KNOWN => {
+                return Door::ResourceSync(resourcesync::Document::Description)
+            }
+            "/robots.txt" => return Door::Robots,
+            _ => {}
+        }
         let Some(rest) = path.strip_prefix(route) else {
             return Door::Site;
         };
@@ -63,7 +78,10 @@ impl Door {
             "/xml" => Door::OaiXml,
             "/linkset" => Door::Linkset(LinksetKind::Text),
             "/linkset.json" => Door::Linkset(LinksetKind::Json),
-            _ => Door::Site,
+            _ => rest
+                .strip_prefix("/resourcesync/")
+                .and_then(resourcesync::Document::below_route)
+                .map_or(Door::Site, Door::ResourceSync),
         }
     }
 }
@@ -101,11 +119,8 @@ pub(crate) fn linkset(
     method: &Method,
     query: Option<&str>,
 ) -> Response<OaiBody> {
-    if !matches!(*method, Method::GET | Method::HEAD) {
-        let mut res = response::http_error(StatusCode::METHOD_NOT_ALLOWED, "use GET or HEAD\n");
-        res.headers_mut()
-            .insert(http::header::ALLOW, HeaderValue::from_static("GET, HEAD"));
-        return res;
+    if let Some(refusal) = refuse_unless_read(method) {
+        return refusal;
     }
     let pairs = modoai_protocol::form::parse_bytes(query.unwrap_or("").as_bytes());
     let uri = pairs
@@ -136,6 +151,18 @@ pub(crate) fn linkset(
     res
 }
 
+/// 405 with `Allow` for anything but GET and HEAD, the only methods of the documents the doors
+/// serve.
+fn refuse_unless_read(method: &Method) -> Option<Response<OaiBody>> {
+    if matches!(*method, Method::GET | Method::HEAD) {
+        return None;
+    }
+    let mut res = response::http_error(StatusCode::METHOD_NOT_ALLOWED, "use GET or HEAD\n");
+    res.headers_mut()
+        .insert(http::header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+    Some(res)
+}
+
 /// Marks a response of the negotiating route as depending on `Accept` (RFC 9110 §12.5.5).
 pub(crate) fn vary_on_accept(res: &mut Response<OaiBody>) {
     res.headers_mut()
@@ -155,6 +182,19 @@ mod tests {
             Door::Linkset(LinksetKind::Json)
         );
         assert_eq!(Door::of("/modoai/other", "/modoai"), Door::Site);
+        assert_eq!(
+            Door::of("/modoai/resourcesync/changelist.xml", "/modoai"),
+            Door::ResourceSync(resourcesync::Document::Changes)
+        );
+        assert_eq!(
+            Door::of("/.well-known/resourcesync", "/modoai"),
+            Door::ResourceSync(resourcesync::Document::Description)
+        );
+        assert_eq!(
+            Door::of("/modoai/resourcesync/x.xml", "/modoai"),
+            Door::Site
+        );
+        assert_eq!(Door::of("/robots.txt", "/modoai"), Door::Robots);
         assert_eq!(Door::of("/modoaix", "/modoai"), Door::Site);
         assert_eq!(Door::of("/about.html", "/modoai"), Door::Site);
     }

@@ -5,11 +5,12 @@ use serde::Deserialize;
 
 use crate::Config;
 
-/// Which front doors are open. Both are by default.
+/// Which front doors are open. All are by default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Doors {
     pub(crate) html: bool,
     pub(crate) signposting: bool,
+    pub(crate) resourcesync: bool,
 }
 
 impl Default for Doors {
@@ -17,6 +18,7 @@ impl Default for Doors {
         Doors {
             html: true,
             signposting: true,
+            resourcesync: true,
         }
     }
 }
@@ -29,6 +31,9 @@ pub struct FrontDoorsSection {
     pub html: Option<bool>,
     /// Send FAIR Signposting `Link` headers on the files and serve their Linksets. Default true.
     pub signposting: Option<bool>,
+    /// Serve ResourceSync: the Source Description, Capability List, Resource List and Change
+    /// List, and a robots.txt naming them when the site has none. Default true.
+    pub resourcesync: Option<bool>,
 }
 
 impl Config {
@@ -47,6 +52,15 @@ impl Config {
         self
     }
 
+    /// Whether the site is also published over ResourceSync: a Source Description at
+    /// `/.well-known/resourcesync`, the Capability List, Resource List and Change List under
+    /// `ROUTE/resourcesync/`, and, when the site has no robots.txt, one that names the Resource
+    /// List. Defaults to true.
+    pub fn resourcesync(mut self, on: bool) -> Self {
+        self.doors.resourcesync = on;
+        self
+    }
+
     /// Applies a `[front-doors]` section; absent keys stay as they are.
     pub fn apply_front_doors(mut self, section: &FrontDoorsSection) -> Self {
         if let Some(on) = section.html {
@@ -54,6 +68,9 @@ impl Config {
         }
         if let Some(on) = section.signposting {
             self = self.signposting(on);
+        }
+        if let Some(on) = section.resourcesync {
+            self = self.resourcesync(on);
         }
         self
     }
