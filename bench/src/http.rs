@@ -73,6 +73,15 @@ impl Http {
         })
     }
 
+    /// The whole body of a 200 answer, as text (for documents of a few MB at most).
+    pub(crate) async fn text(&self, url: &str) -> anyhow::Result<String> {
+        let uri: hyper::Uri = url.parse().with_context(|| format!("bad URL {url}"))?;
+        let resp = self.client.get(uri).await?;
+        anyhow::ensure!(resp.status() == 200, "{url}: HTTP {}", resp.status());
+        let body = resp.into_body().collect().await?.to_bytes();
+        Ok(String::from_utf8_lossy(&body).into_owned())
+    }
+
     /// Fetches a whole list (`verb=…&metadataPrefix=…`), following tokens. Returns (pages, bytes).
     pub(crate) async fn list(
         &self,

@@ -4,7 +4,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
-use http::Response;
+use http::header::LINK;
+use http::{HeaderValue, Response};
 use pin_project_lite::pin_project;
 
 use crate::body::ResponseBody;
@@ -24,15 +25,25 @@ pin_project! {
 pin_project! {
     #[project = KindProj]
     enum Kind<F> {
-        Inner { #[pin] future: F },
+        Inner { #[pin] future: F, links: Option<HeaderValue> },
         Oai { future: OaiFuture },
+        Fallback { #[pin] future: F, ours: Option<Response<OaiBody>> },
     }
 }
 
 impl<F> ResponseFuture<F> {
-    pub(crate) fn inner(future: F) -> Self {
+    /// The inner service's future; `links`, the file's signposts, are added to a successful
+    /// response.
+    pub(crate) fn inner(future: F, links: Option<HeaderValue>) -> Self {
         ResponseFuture {
-            kind: Kind::Inner { future },
+            kind: Kind::Inner { future, links },
+        }
+    }
+
+    /// The inner service's future, whose 404 is replaced by `ours` when there is one.
+    pub(crate) fn fallback(future: F, ours: Option<Response<OaiBody>>) -> Self {
+        ResponseFuture {
+            kind: Kind::Fallback { future, ours },
         }
     }
 
@@ -51,9 +62,21 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project().kind.project() {
-            KindProj::Inner { future } => {
-                let res = ready!(future.poll(cx))?;
+            KindProj::Inner { future, links } => {
+                let mut res = ready!(future.poll(cx))?;
+                if let Some(links) = links.take().filter(|_| res.status().is_success()) {
+                    res.headers_mut().append(LINK, links);
+                }
                 Poll::Ready(Ok(res.map(ResponseBody::inner)))
+            }
+            KindProj::Fallback { future, ours } => {
+                let res = ready!(future.poll(cx))?;
+                match ours.take() {
+                    Some(ours) if res.status() == http::StatusCode::NOT_FOUND => {
+                        Poll::Ready(Ok(ours.map(ResponseBody::oai)))
+                    }
+                    _ => Poll::Ready(Ok(res.map(ResponseBody::inner))),
+                }
             }
             KindProj::Oai { future } => {
                 let res = ready!(future.as_mut().poll(cx));

@@ -30,7 +30,8 @@ pub(crate) fn work_dir() -> TempDir {
 
 /// The command as the shell runs it: `cargo run -p BIN --` becomes the built binary (found, and
 /// refused when stale, by the support library's [`program`]), and the
-/// docs' example address `127.0.0.1:8080` becomes `address`.
+/// docs' example address `127.0.0.1:8080` becomes `address`, and `.venv/bin/resync-sync` the
+/// repository's.
 pub(crate) fn rewrite(command: &str, address: &str) -> String {
     let mut out = command.to_owned();
     for bin in ["modoai-harvester", "modoai-explorer", "modoai"] {
@@ -39,7 +40,10 @@ pub(crate) fn rewrite(command: &str, address: &str) -> String {
             out = out.replace(&format!("cargo run {quiet}-p {bin} --"), &path);
         }
     }
+    // The Python peers of the docs' examples are in the repository's venv.
+    let venv = format!("'{}/.venv/bin/", repo_root().display());
     out.replace("127.0.0.1:8080", address)
+        .replace(".venv/bin/resync-sync", &format!("{venv}resync-sync'"))
 }
 
 /// `bash -c COMMAND` in `dir` (the environment gives `$PW` and `$KEY` for the `hash-secret`

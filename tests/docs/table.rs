@@ -121,6 +121,14 @@ pub(crate) const TABLE: &[Entry] = &[
     },
     run("cargo run -p modoai -- serve --help", "--plugins"),
     run(
+        "curl -sI http://127.0.0.1:8080/images/logo.png | grep -i '^link:'",
+        "rel=\"cite-as\"",
+    ),
+    run(
+        ".venv/bin/resync-sync --baseline http://127.0.0.1:8080/ copy-of-site",
+        "SYNCED (same=0, created=14",
+    ),
+    run(
         "cargo run -p modoai -- records --root examples/site --plugins plugins.toml",
         "14 records, 2 paths not published (2 hidden)",
     ),
@@ -253,6 +261,7 @@ pub(crate) const TABLE: &[Entry] = &[
     cargo("cargo test -p modoai --lib"),
     cargo("cargo test -p modoai-protocol"),
     ci("scripts/fuzz page --minutes 60"),
+    cargo("MODOAI_SCREENSHOTS=$PWD/docs/screenshots cargo nextest run -p integration-tests --test server browser"),
     // README.md and docs/explorer.md: after the harvests above, in their archive.
     run(
         "cargo run -p modoai-explorer -- index --archive my-archive",

@@ -1,5 +1,6 @@
 //! The seven sections of the benchmark, one file (or folder) each.
 
+pub(crate) mod doors;
 pub(crate) mod explorer;
 pub(crate) mod harvester;
 pub(crate) mod memory;

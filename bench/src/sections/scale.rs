@@ -1,5 +1,6 @@
 //! Scale: a tree of many small files: the first index's time and the server's memory; a restart
-//! with the stored index; ListIdentifiers page latency at the start of the list vs at 99 % of it.
+//! with the stored index; ListIdentifiers page latency at the start of the list vs at 99 % of it;
+//! the ResourceSync lists of the same index (`doors`).
 
 use std::process::Command;
 use std::time::Instant;
@@ -36,6 +37,7 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
     let first = format!("{oai}?verb=ListIdentifiers&metadataPrefix=oai_dc");
     let mut urls = vec![first.clone()];
     let mut url = first.clone();
+    let listing = Instant::now();
     loop {
         let page = http.get(&url).await?;
         anyhow::ensure!(page.status == 200, "{url}: HTTP {}", page.status);
@@ -47,6 +49,7 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
             None => break,
         }
     }
+    let list_secs = listing.elapsed().as_secs_f64();
     let at99 = urls[(urls.len() - 1) * 99 / 100].clone();
     let time = |u: String| {
         let http = http.clone();
@@ -61,13 +64,15 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
     };
     let start_ms = time(first).await?;
     let end_ms = time(at99).await?;
+    let doors =
+        super::doors::rates(&http, &base, &site, n, ctx.size(50_000, 250), list_secs).await?;
     let rss_peak = server.peak_mib();
     drop(server);
     let (ngx, _) = nginx(&site, &ctx.dir("scale/nginx")?).await?;
     let nginx_rss = ngx.rss_mib();
     drop(ngx);
     let pages = urls.len();
-    Ok(vec![
+    let mut figures = vec![
         Figure::new(
             "scale",
             format!("first index of {n} files: start to first list answer"),
@@ -100,5 +105,7 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
             "ms",
         )
         .peer("first page", start_ms),
-    ])
+    ];
+    figures.extend(doors);
+    Ok(figures)
 }

@@ -43,6 +43,7 @@ pub struct Config {
     pub(crate) shutdown_grace: Duration,
     pub(crate) observation: crate::observe::Observation,
     pub(crate) own_paths: Vec<(crate::OwnKind, PathBuf)>,
+    pub(crate) doors: crate::doors::Doors,
     pub(crate) state_dir: Option<PathBuf>,
     /// True for the standalone server: the index types files itself instead of asking the site.
     pub(crate) standalone: bool,
@@ -79,6 +80,7 @@ impl Config {
             shutdown_grace: Duration::from_secs(10),
             observation: crate::observe::Observation::default(),
             own_paths: Vec::new(),
+            doors: crate::doors::Doors::default(),
             state_dir: None,
             standalone: false,
         })
@@ -260,6 +262,7 @@ impl Config {
     }
 
     /// The configuration file the settings came from: one of the server's own paths.
+    #[cfg(feature = "cli")]
     pub(crate) fn config_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.own_paths.push((crate::OwnKind::Config, path.into()));
         self

@@ -142,9 +142,14 @@ pub(super) fn change_value(kind: ChangeKind, path: &str) -> Vec<u8> {
     v
 }
 
+/// The sequence number of a `changes` key.
+pub(super) fn change_seq(k: &[u8]) -> Option<u64> {
+    Some(u64::from_be_bytes(k.get(DS..DS + 8)?.try_into().ok()?))
+}
+
 /// The sequence number of a `changes` key, and the kind and path of its value.
 pub(super) fn decode_change(k: &[u8], v: &[u8]) -> Option<(u64, ChangeKind, String)> {
-    let seq = u64::from_be_bytes(k.get(DS..DS + 8)?.try_into().ok()?);
+    let seq = change_seq(k)?;
     let kind = ChangeKind::from_byte(*v.first()?)?;
     let path = std::str::from_utf8(&v[1..]).ok()?.to_owned();
     Some((seq, kind, path))

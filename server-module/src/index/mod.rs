@@ -24,7 +24,7 @@ mod read;
 mod scan;
 mod sort;
 mod store;
-mod url_path;
+pub(crate) mod url_path;
 mod walk;
 mod watch;
 mod write;

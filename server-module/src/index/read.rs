@@ -102,6 +102,24 @@ impl Index {
 }
 
 impl Index {
+    /// The place (datestamp, sequence number) of every `every`-th change of the log, the first
+    /// included, and how many changes it holds: where the pages of a change list cut into
+    /// pages of `every` begin.
+    pub(crate) fn change_marks(&self, every: usize) -> (Vec<(Datestamp, u64)>, u64) {
+        let snap = self.db.snapshot();
+        let mut marks = Vec::new();
+        let mut n = 0u64;
+        for k in snap.iter(&self.ks.changes).filter_map(|g| g.key().ok()) {
+            if n.is_multiple_of(every as u64) {
+                if let Some(seq) = codec::change_seq(&k) {
+                    marks.push((codec::ds_from(&k), seq));
+                }
+            }
+            n += 1;
+        }
+        (marks, n)
+    }
+
     /// The paths of every deletion record.
     pub(super) fn deleted_paths(&self) -> Vec<Arc<str>> {
         let snap = self.db.snapshot();
@@ -117,7 +135,11 @@ impl View<'_> {
     /// The record at `path`.
     pub(crate) fn get(&self, path: &str) -> Option<Arc<Entry>> {
         let bytes = self.snap.get(&self.index.ks.records, path).ok()??;
-        let r = Record::decode(&bytes)?;
+        self.entry(path, &bytes)
+    }
+
+    fn entry(&self, path: &str, bytes: &[u8]) -> Option<Arc<Entry>> {
+        let r = Record::decode(bytes)?;
         Some(Arc::new(Entry {
             path: Arc::from(path),
             datestamp: r.datestamp,
@@ -125,6 +147,38 @@ impl View<'_> {
             stamp: r.stamp,
             deleted: r.deleted,
         }))
+    }
+
+    /// Up to `limit` live records in URL path order, from `start` on (`Bound::Excluded` to go on
+    /// after the last of an earlier call).
+    pub(crate) fn by_path(&self, start: Bound<&str>, limit: usize) -> Vec<Arc<Entry>> {
+        let lower = start.map(|p| p.as_bytes().to_vec());
+        self.snap
+            .range(&self.index.ks.records, (lower, Bound::Unbounded))
+            .filter_map(|g| g.into_inner().ok())
+            .filter_map(|(k, v)| self.entry(std::str::from_utf8(&k).ok()?, &v))
+            .filter(|e| !e.deleted)
+            .take(limit)
+            .collect()
+    }
+
+    /// The URL paths of every `every`-th live record in path order, the first included, and how
+    /// many live records there are: where the parts of a list cut into parts of `every` begin.
+    pub(crate) fn path_marks(&self, every: usize) -> (Vec<String>, u64) {
+        let mut marks = Vec::new();
+        let mut n = 0u64;
+        let live = self
+            .snap
+            .iter(&self.index.ks.records)
+            .filter_map(|g| g.into_inner().ok())
+            .filter(|(_, v)| Record::decode(v).is_some_and(|r| !r.deleted));
+        for (k, _) in live {
+            if n.is_multiple_of(every as u64) {
+                marks.push(String::from_utf8_lossy(&k).into_owned());
+            }
+            n += 1;
+        }
+        (marks, n)
     }
 
     /// Up to `limit` records matching `filter` that follow `after` in the stable order.

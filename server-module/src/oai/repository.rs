@@ -18,7 +18,7 @@ pub(crate) struct Repository {
     pub(crate) index: Arc<Index>,
     pub(crate) site: Arc<Site>,
     pub(super) tokens: TokenCodec,
-    pub(super) base_url: String,
+    pub(crate) base_url: String,
     id_prefix: String,
 }
 
@@ -43,12 +43,31 @@ impl Repository {
 
     /// The item identifier of a record: the URL the site serves the file at.
     pub(crate) fn identifier(&self, e: &Entry) -> String {
-        format!("{}{}", self.id_prefix, e.path)
+        self.url_of(&e.path)
+    }
+
+    /// The URL the site serves the file of URL path `path` at (relative to the site root,
+    /// percent-encoded, as in the index).
+    pub(crate) fn url_of(&self, path: &str) -> String {
+        format!("{}{}", self.id_prefix, path)
     }
 
     /// The format of a metadataPrefix, if this repository disseminates it.
     pub(crate) fn format(&self, prefix: &str) -> Option<Format> {
         Format::from_prefix(prefix, self.config.plugins.is_some())
+    }
+
+    /// The file of record `e`, as the plugins see it.
+    pub(crate) fn subject(&self, e: &Entry) -> Subject {
+        let rel = e.rel();
+        Subject {
+            abs: self.config.root.join(&rel),
+            rel,
+            mime: e.mime.to_string(),
+            size: e.stamp.size,
+            mtime_ns: e.stamp.mtime_ns,
+            inode: e.stamp.inode,
+        }
     }
 
     /// For `oai_crate`, the plugin results of each entry (`None` for deleted ones); for other
@@ -67,18 +86,7 @@ impl Repository {
             return vec![None; page.len()];
         };
         let live: Vec<&Arc<Entry>> = page.iter().filter(|e| !e.deleted).collect();
-        let subjects: Vec<Subject> = live
-            .iter()
-            .map(|e| (e, e.rel()))
-            .map(|(e, rel)| Subject {
-                abs: self.config.root.join(&rel),
-                rel,
-                mime: e.mime.to_string(),
-                size: e.stamp.size,
-                mtime_ns: e.stamp.mtime_ns,
-                inode: e.stamp.inode,
-            })
-            .collect();
+        let subjects: Vec<Subject> = live.iter().map(|e| self.subject(e)).collect();
         let mut results = plugins.analyse(&subjects).await.into_iter();
         page.iter()
             .map(|e| if e.deleted { None } else { results.next() })

@@ -144,12 +144,22 @@ where
     F: FnOnce(Sink) -> Fut + Send + 'static,
     Fut: Future<Output = (Sink, Result<(), Halt>)> + Send + 'static,
 {
+    xml_response(stream_body(head, produce, close))
+}
+
+/// The body of any streamed XML document: `produce` writes into the sink after `head`, and
+/// `finish` ends the document when it succeeds; a failure breaks the transfer.
+pub(crate) fn stream_body<F, Fut>(head: Xml, produce: F, finish: fn(&mut Xml)) -> OaiBody
+where
+    F: FnOnce(Sink) -> Fut + Send + 'static,
+    Fut: Future<Output = (Sink, Result<(), Halt>)> + Send + 'static,
+{
     let (tx, rx) = mpsc::channel(4);
     let sink = Sink { xml: head, tx };
     tokio::spawn(async move {
         match produce(sink).await {
             (mut sink, Ok(())) => {
-                close(&mut sink.xml);
+                finish(&mut sink.xml);
                 let _ = sink.send().await;
             }
             (_, Err(Halt::Gone)) => tracing::debug!("client went away during a response"),
@@ -164,5 +174,5 @@ where
             .await
             .map(|item| (item.map(http_body::Frame::data), rx))
     });
-    xml_response(StreamBody::new(frames).boxed_unsync())
+    StreamBody::new(frames).boxed_unsync()
 }

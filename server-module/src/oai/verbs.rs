@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use http::{Response, StatusCode};
 use modoai_protocol::setspec::mime_set_name;
-use modoai_protocol::{Datestamp, ErrorCode, Granularity, OaiError, Verb};
+use modoai_protocol::{ns, Datestamp, ErrorCode, Granularity, OaiError, Verb};
 
 use super::paging::{decode, write_token};
 use super::records::{write_record_dc, write_record_didl};
@@ -36,6 +36,19 @@ pub(super) fn identify(repo: &Repository, pairs: &Pairs) -> Response<OaiBody> {
         },
     );
     x.leaf("granularity", &[], Granularity::Seconds.as_str());
+    if c.doors.resourcesync {
+        let urls = crate::doors::resourcesync::Urls::of(repo);
+        x.start("description", &[]);
+        x.empty(
+            "resourceSync",
+            &[
+                ("xmlns", ns::MODOAI),
+                ("sourceDescription", &urls.description),
+                ("capabilityList", &urls.capabilities),
+            ],
+        );
+        x.end("description");
+    }
     x.end("Identify");
     response::complete(x)
 }

@@ -255,6 +255,24 @@ impl Plugins {
         }
     }
 
+    /// The MD5 of `subject` if a built-in `md5` plugin for its type has already computed it
+    /// (memory or the persistent cache); never reads the file (ResourceSync lists give a hash
+    /// only when it costs nothing).
+    pub(crate) fn known_md5(&self, subject: &Subject) -> Option<String> {
+        let inner = &*self.inner;
+        let (_, l) = inner
+            .plugins
+            .applicable(&subject.mime)
+            .find(|(_, l)| l.plugin.kind == registry::Kind::Builtin(registry::Digest::Md5))?;
+        let key = l.key(&subject.identity());
+        let run = match inner.hot.get(&key) {
+            Some(r) => r.run.clone(),
+            None => inner.cache.get(&key)?,
+        };
+        let hex = std::str::from_utf8(&run.stdout).ok()?.trim();
+        (run.status == status::Status::Ok && hex.len() == 32).then(|| hex.to_owned())
+    }
+
     /// Ends every tool run in progress (killing its process group), makes later runs end at
     /// once, and stops the idle ExifTool workers. Called by the server when it shuts down.
     pub(crate) fn shutdown(&self) {
