@@ -4,7 +4,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
-use http::Response;
+use http::header::LINK;
+use http::{HeaderValue, Response};
 use pin_project_lite::pin_project;
 
 use crate::body::ResponseBody;
@@ -24,15 +25,17 @@ pin_project! {
 pin_project! {
     #[project = KindProj]
     enum Kind<F> {
-        Inner { #[pin] future: F },
+        Inner { #[pin] future: F, links: Option<HeaderValue> },
         Oai { future: OaiFuture },
     }
 }
 
 impl<F> ResponseFuture<F> {
-    pub(crate) fn inner(future: F) -> Self {
+    /// The inner service's future; `links`, the file's signposts, are added to a successful
+    /// response.
+    pub(crate) fn inner(future: F, links: Option<HeaderValue>) -> Self {
         ResponseFuture {
-            kind: Kind::Inner { future },
+            kind: Kind::Inner { future, links },
         }
     }
 
@@ -51,8 +54,11 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project().kind.project() {
-            KindProj::Inner { future } => {
-                let res = ready!(future.poll(cx))?;
+            KindProj::Inner { future, links } => {
+                let mut res = ready!(future.poll(cx))?;
+                if let Some(links) = links.take().filter(|_| res.status().is_success()) {
+                    res.headers_mut().append(LINK, links);
+                }
                 Poll::Ready(Ok(res.map(ResponseBody::inner)))
             }
             KindProj::Oai { future } => {

@@ -21,6 +21,7 @@ mod body;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod config;
+pub mod doors;
 mod fetch;
 pub mod flow;
 mod formats;

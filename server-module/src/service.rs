@@ -9,6 +9,7 @@ use http_body::Body;
 use tower::Service;
 
 use crate::body::ResponseBody;
+use crate::doors::{self, Door};
 use crate::fetch::{BoxError, Inner, ServiceFetch, Site};
 use crate::future::ResponseFuture;
 use crate::index::{self, Index};
@@ -139,11 +140,29 @@ where
     }
 
     fn call(&mut self, req: Request<ReqBody>) -> Self::Future {
-        if req.uri().path() == self.shared.config.route {
-            let repo = self.repository::<ReqBody>();
-            ResponseFuture::oai(Box::pin(oai::handle(repo, req)))
-        } else {
-            ResponseFuture::inner(self.inner.call(req))
+        let config = &self.shared.config;
+        match Door::of(req.uri().path(), &config.route) {
+            door @ (Door::Oai | Door::OaiXml) => {
+                let repo = self.repository::<ReqBody>();
+                ResponseFuture::oai(Box::pin(oai::handle(repo, req, door)))
+            }
+            Door::Linkset(kind) if config.doors.signposting => {
+                let repo = self.repository::<ReqBody>();
+                let (method, query) = (req.method().clone(), req.uri().query().map(str::to_owned));
+                ResponseFuture::oai(Box::pin(async move {
+                    doors::linkset(&repo, kind, &method, query.as_deref())
+                }))
+            }
+            _ => {
+                // Signposts only once the index exists: a site request never starts it.
+                let links = self
+                    .shared
+                    .repo
+                    .get()
+                    .filter(|_| config.doors.signposting)
+                    .and_then(|repo| doors::signposts_for(repo, req.method(), req.uri().path()));
+                ResponseFuture::inner(self.inner.call(req), links)
+            }
         }
     }
 }

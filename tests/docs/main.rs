@@ -246,7 +246,12 @@ fn cargo_commands_name_real_packages_tests_and_modules() {
         let How::Cargo = entry.how else {
             continue;
         };
-        let words: Vec<&str> = entry.command.split_whitespace().collect();
+        // Environment assignments before the command (`NAME=value cargo …`) are not words of it.
+        let words: Vec<&str> = entry
+            .command
+            .split_whitespace()
+            .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+            .collect();
         assert!(
             words[0] == "cargo",
             "`{}` is not a cargo command",

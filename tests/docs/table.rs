@@ -121,6 +121,10 @@ pub(crate) const TABLE: &[Entry] = &[
     },
     run("cargo run -p modoai -- serve --help", "--plugins"),
     run(
+        "curl -sI http://127.0.0.1:8080/images/logo.png | grep -i '^link:'",
+        "rel=\"cite-as\"",
+    ),
+    run(
         "cargo run -p modoai -- records --root examples/site --plugins plugins.toml",
         "14 records, 2 paths not published (2 hidden)",
     ),
@@ -287,6 +291,7 @@ pub(crate) const TABLE: &[Entry] = &[
             runner: "tests/explorer/docs.rs",
         },
     },
+    cargo("MODOAI_SCREENSHOTS=$PWD/docs/screenshots cargo nextest run -p integration-tests --test server browser"),
 ];
 
 /// The explorer's server: `tests/explorer/docs.rs` starts it as the README writes it, on an

@@ -4,12 +4,14 @@
 //! SIGTERM shutdown and file watching.
 
 mod access;
+mod browser;
 mod cli;
 mod connections;
 mod crate_plugins;
 mod crate_tools;
 mod deploy;
 mod didl;
+mod doors;
 mod errors;
 mod flow;
 mod hostile;

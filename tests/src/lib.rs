@@ -4,6 +4,7 @@
 //! one HTTP GET over a socket, XML and XSD checks, the Python peers of `scripts/setup`, and a
 //! fault-injecting HTTP server. docs/testing.md says which test goes where.
 
+pub mod browser;
 pub mod fault;
 pub mod http;
 pub mod manual;

@@ -104,7 +104,8 @@ async fn configure(
         .apply(&args.overrides())?
         .apply_server(&file.server)?
         .apply_policy(&file.access, &file.flow)?
-        .apply_observation(&file.log, &file.metrics)?;
+        .apply_observation(&file.log, &file.metrics)?
+        .apply_front_doors(&file.front_doors);
     if let Some(format) = args.access_log {
         config = config.access_log(format);
     }

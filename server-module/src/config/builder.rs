@@ -43,6 +43,7 @@ pub struct Config {
     pub(crate) shutdown_grace: Duration,
     pub(crate) observation: crate::observe::Observation,
     pub(crate) own_paths: Vec<(crate::OwnKind, PathBuf)>,
+    pub(crate) doors: crate::doors::Doors,
 }
 
 impl Config {
@@ -76,6 +77,7 @@ impl Config {
             shutdown_grace: Duration::from_secs(10),
             observation: crate::observe::Observation::default(),
             own_paths: Vec::new(),
+            doors: crate::doors::Doors::default(),
         })
     }
 

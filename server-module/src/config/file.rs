@@ -28,6 +28,9 @@ pub struct FileConfig {
     /// `[metrics]`: Prometheus metrics of the standalone server.
     #[serde(default)]
     pub metrics: crate::observe::MetricsSection,
+    /// `[front-doors]`: the HTML view and FAIR Signposting.
+    #[serde(default)]
+    pub front_doors: crate::doors::FrontDoorsSection,
 }
 
 /// `[server]` of the configuration file.

@@ -6,7 +6,7 @@ mod filter;
 mod holdings;
 mod scan;
 mod store;
-mod url_path;
+pub(crate) mod url_path;
 mod watch;
 
 pub(crate) use entry::{Entry, Key};

@@ -14,6 +14,8 @@ use super::list::list;
 use super::response::{self, OaiBody};
 use super::verbs::{get_record, identify, list_formats, list_sets};
 use super::{Pairs, Repository};
+use crate::doors::html::{self, View};
+use crate::doors::{prefers_html, vary_on_accept, Door};
 use crate::fetch::BoxError;
 use crate::observe::{OaiFacts, Refusal};
 
@@ -22,15 +24,33 @@ const MAX_FORM: usize = 64 * 1024;
 /// Seconds a harvester is asked to wait while the first index scan runs.
 const RETRY_WHILE_INDEXING: u32 = 5;
 
-/// Answers one request to the OAI route; the response carries the [`OaiFacts`] of the request.
-pub(crate) async fn handle<B>(repo: Arc<Repository>, req: Request<B>) -> Response<OaiBody>
+/// Answers one request to the OAI route (`door` [`Door::Oai`], where a browser that prefers
+/// HTML gets the HTML view) or to the route that always answers XML ([`Door::OaiXml`]); the
+/// response carries the [`OaiFacts`] of the request.
+pub(crate) async fn handle<B>(
+    repo: Arc<Repository>,
+    req: Request<B>,
+    door: Door,
+) -> Response<OaiBody>
 where
     B: Body + Send + 'static,
     B::Data: Send,
     B::Error: Into<BoxError>,
 {
+    let negotiates = door == Door::Oai && repo.config.doors.html;
+    let view = (negotiates && prefers_html(req.headers())).then(|| {
+        let query = req.uri().query().unwrap_or("").to_owned();
+        let raw = format!("{}/xml", repo.base_url);
+        View::new(repo.config.repository_name.clone(), raw, query)
+    });
     let mut facts = OaiFacts::default();
     let mut res = answer(repo, req, &mut facts).await;
+    if let Some(view) = view {
+        res = html::render(res, view);
+    }
+    if negotiates {
+        vary_on_accept(&mut res);
+    }
     res.extensions_mut().insert(facts);
     res
 }

@@ -18,7 +18,7 @@ pub(crate) struct Repository {
     pub(crate) index: Arc<Index>,
     pub(crate) site: Arc<Site>,
     pub(super) tokens: TokenCodec,
-    pub(super) base_url: String,
+    pub(crate) base_url: String,
     id_prefix: String,
 }
 

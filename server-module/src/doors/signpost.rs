@@ -1,0 +1,241 @@
+//! FAIR Signposting (signposting.org/FAIR): the typed links from a record's file to its metadata
+//! and back. Level 1 as `Link` headers on the file (RFC 8288), Level 2 as a Linkset of the file
+//! (RFC 9264) in both of its media types.
+//!
+//! A file of the site has no landing page of its own: the file is the object. So it links
+//! `cite-as` to its identifier (the URL it is served at, which dereferences to the file itself),
+//! `describedby` to its GetRecord in every format offered, `type` to a schema.org class, and
+//! `linkset` to its two Linksets. Each GetRecord target `describes` the file in the Linkset.
+
+use modoai_protocol::ns;
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use serde_json::{json, Map, Value};
+
+use crate::formats::Format;
+
+/// Everything but the unreserved characters of RFC 3986 is encoded in a query value.
+const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// The media type of the text Linkset (RFC 9264 §4.1).
+pub(crate) const LINKSET_TEXT: &str = "application/linkset";
+/// The media type of the JSON Linkset (RFC 9264 §4.2).
+pub(crate) const LINKSET_JSON: &str = "application/linkset+json";
+
+/// One typed link.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Link {
+    pub(crate) href: String,
+    pub(crate) rel: &'static str,
+    pub(crate) media_type: Option<&'static str>,
+    pub(crate) profile: Option<&'static str>,
+}
+
+/// The signposts of one file.
+#[derive(Clone, Debug)]
+pub(crate) struct Signposts {
+    /// The file's identifier: the URL it is served at.
+    file: String,
+    links: Vec<Link>,
+    /// Each GetRecord target, which `describes` the file.
+    described_by: Vec<String>,
+}
+
+impl Signposts {
+    /// The signposts of the file with this identifier and MIME type, on a repository whose
+    /// OAI-PMH base URL is `oai_base` and which offers `formats`.
+    pub(crate) fn new(identifier: &str, mime: &str, oai_base: &str, formats: &[Format]) -> Self {
+        let id = utf8_percent_encode(identifier, QUERY_VALUE).to_string();
+        let mut links = vec![
+            link(identifier.to_owned(), "cite-as", None, None),
+            link(schema_org_type(mime).to_owned(), "type", None, None),
+        ];
+        let mut described_by = Vec::new();
+        for f in formats {
+            let href = format!(
+                "{oai_base}?verb=GetRecord&metadataPrefix={}&identifier={id}",
+                f.prefix()
+            );
+            described_by.push(href.clone());
+            links.push(link(
+                href,
+                "describedby",
+                Some("text/xml"),
+                Some(profile(*f)),
+            ));
+        }
+        for (suffix, media_type) in [("", LINKSET_TEXT), (".json", LINKSET_JSON)] {
+            let href = format!("{oai_base}/linkset{suffix}?uri={id}");
+            links.push(link(href, "linkset", Some(media_type), None));
+        }
+        Signposts {
+            file: identifier.to_owned(),
+            links,
+            described_by,
+        }
+    }
+
+    /// The value of the `Link` header: every link, comma-separated (RFC 8288 §3).
+    pub(crate) fn header(&self) -> String {
+        let links: Vec<String> = self.links.iter().map(|l| serialize(l, None)).collect();
+        links.join(", ")
+    }
+
+    /// The Linkset in `application/linkset` (RFC 9264 §4.1): every link with its anchor, one
+    /// per line.
+    pub(crate) fn linkset_text(&self) -> String {
+        let mut lines: Vec<String> = self
+            .links_of_file()
+            .map(|l| serialize(l, Some(&self.file)))
+            .collect();
+        for target in &self.described_by {
+            let back = link(self.file.clone(), "describes", None, None);
+            lines.push(serialize(&back, Some(target)));
+        }
+        let mut text = lines.join(",\n");
+        text.push('\n');
+        text
+    }
+
+    /// The Linkset in `application/linkset+json` (RFC 9264 §4.2): one context object for the
+    /// file, and one per metadata target with its `describes` link. Extension target attributes
+    /// (`profile`) are arrays, as §4.2.4.3 requires.
+    pub(crate) fn linkset_json(&self) -> Value {
+        let mut file = Map::new();
+        file.insert("anchor".into(), json!(self.file));
+        for l in self.links_of_file() {
+            let mut target = Map::new();
+            target.insert("href".into(), json!(l.href));
+            if let Some(t) = l.media_type {
+                target.insert("type".into(), json!(t));
+            }
+            if let Some(p) = l.profile {
+                target.insert("profile".into(), json!([p]));
+            }
+            let entry = file.entry(l.rel).or_insert_with(|| json!([]));
+            if let Value::Array(targets) = entry {
+                targets.push(Value::Object(target));
+            }
+        }
+        let mut contexts = vec![Value::Object(file)];
+        contexts.extend(
+            self.described_by
+                .iter()
+                .map(|target| json!({"anchor": target, "describes": [{"href": self.file}]})),
+        );
+        json!({ "linkset": contexts })
+    }
+
+    /// The links of the file itself, without the `linkset` links (a Linkset does not list
+    /// itself).
+    fn links_of_file(&self) -> impl Iterator<Item = &Link> {
+        self.links.iter().filter(|l| l.rel != "linkset")
+    }
+}
+
+fn link(
+    href: String,
+    rel: &'static str,
+    media_type: Option<&'static str>,
+    profile: Option<&'static str>,
+) -> Link {
+    Link {
+        href,
+        rel,
+        media_type,
+        profile,
+    }
+}
+
+/// `<href>; rel="…"; [anchor="…";] type="…"; profile="…"` (RFC 8288 §3). Every part is ASCII:
+/// identifiers are percent-encoded URLs.
+fn serialize(l: &Link, anchor: Option<&str>) -> String {
+    let mut s = format!("<{}>; rel=\"{}\"", l.href, l.rel);
+    if let Some(a) = anchor {
+        s.push_str(&format!("; anchor=\"{a}\""));
+    }
+    if let Some(t) = l.media_type {
+        s.push_str(&format!("; type=\"{t}\""));
+    }
+    if let Some(p) = l.profile {
+        s.push_str(&format!("; profile=\"{p}\""));
+    }
+    s
+}
+
+/// The format's profile URI: its XML namespace; a CRATE's own namespace for `oai_crate`, so
+/// that a client can tell it from `oai_didl`.
+fn profile(format: Format) -> &'static str {
+    match format {
+        Format::Crate => ns::CRATE,
+        f => f.namespace(),
+    }
+}
+
+/// The schema.org class of a file of this MIME type (FAIR Signposting's `type`).
+fn schema_org_type(mime: &str) -> &'static str {
+    match mime.split('/').next().unwrap_or("") {
+        "image" => "https://schema.org/ImageObject",
+        "audio" => "https://schema.org/AudioObject",
+        "video" => "https://schema.org/VideoObject",
+        _ if mime == "text/html" => "https://schema.org/WebPage",
+        _ => "https://schema.org/DigitalDocument",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report() -> Signposts {
+        let formats = [Format::Dc, Format::Didl];
+        let id = "https://files.example.org/data/a%20b.pdf";
+        Signposts::new(
+            id,
+            "application/pdf",
+            "https://files.example.org/modoai",
+            &formats,
+        )
+    }
+
+    #[test]
+    fn header_links_the_file_to_its_metadata_and_linksets() {
+        let h = report().header();
+        let gr = "https://files.example.org/modoai?verb=GetRecord&metadataPrefix=oai_dc&identifier=https%3A%2F%2Ffiles.example.org%2Fdata%2Fa%2520b.pdf";
+        assert!(h.starts_with("<https://files.example.org/data/a%20b.pdf>; rel=\"cite-as\", <https://schema.org/DigitalDocument>; rel=\"type\""), "{h}");
+        assert!(h.contains(&format!("<{gr}>; rel=\"describedby\"; type=\"text/xml\"; profile=\"http://www.openarchives.org/OAI/2.0/oai_dc/\"")), "{h}");
+        assert!(
+            h.contains("profile=\"urn:mpeg:mpeg21:2002:02-DIDL-NS\""),
+            "{h}"
+        );
+        assert!(h.contains("<https://files.example.org/modoai/linkset.json?uri=https%3A%2F%2Ffiles.example.org%2Fdata%2Fa%2520b.pdf>; rel=\"linkset\"; type=\"application/linkset+json\""), "{h}");
+        assert!(h.is_ascii());
+    }
+
+    #[test]
+    fn json_linkset_has_anchors_arrays_and_back_links() {
+        let v = report().linkset_json();
+        let contexts = v["linkset"].as_array().unwrap();
+        assert_eq!(contexts.len(), 3);
+        assert_eq!(
+            contexts[0]["anchor"],
+            "https://files.example.org/data/a%20b.pdf"
+        );
+        assert_eq!(
+            contexts[0]["describedby"][1]["profile"],
+            json!(["urn:mpeg:mpeg21:2002:02-DIDL-NS"])
+        );
+        assert!(contexts[0].get("linkset").is_none());
+        assert_eq!(contexts[2]["describes"][0]["href"], contexts[0]["anchor"]);
+    }
+
+    #[test]
+    fn text_linkset_gives_every_link_an_anchor() {
+        let text = report().linkset_text();
+        assert_eq!(text.lines().count(), 6);
+        assert!(text.lines().all(|l| l.contains("; anchor=\"")), "{text}");
+    }
+}
