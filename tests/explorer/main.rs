@@ -11,6 +11,7 @@ mod memento;
 mod openapi;
 mod repair;
 mod search;
+mod ui;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
