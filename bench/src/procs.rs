@@ -141,11 +141,29 @@ impl Bins {
     }
 }
 
-/// Starts `modoai serve` on `root` and waits until its OAI endpoint answers (the index is built:
-/// OAI requests wait for it). Returns the process, its base URL and the time to the first answer.
+/// Starts `modoai serve` on `root` with a new state folder beside it (so the index is built from
+/// nothing) and waits until its OAI endpoint answers. Returns the process, its base URL and the
+/// time to the first answer.
 pub(crate) async fn serve(
     bins: &Bins,
     root: &Path,
+    args: &[&str],
+) -> anyhow::Result<(Proc, String, Duration)> {
+    let state = tempfile::Builder::new()
+        .prefix("state-")
+        .tempdir_in(root.parent().unwrap_or(Path::new(".")))?
+        .keep();
+    serve_with_state(bins, root, &state, args).await
+}
+
+/// Starts `modoai serve` on `root` with its index in `state` (a stored index is loaded, a new
+/// folder gets the first index) and waits until its OAI endpoint answers (OAI requests are
+/// answered 503 until the index can answer). Returns the process, its base URL and the time to
+/// the first list answer.
+pub(crate) async fn serve_with_state(
+    bins: &Bins,
+    root: &Path,
+    state: &Path,
     args: &[&str],
 ) -> anyhow::Result<(Proc, String, Duration)> {
     let port = free_port()?;
@@ -156,6 +174,8 @@ pub(crate) async fn serve(
         .arg("--root")
         .arg(root)
         .args(["--listen", &format!("127.0.0.1:{port}")])
+        .arg("--state-dir")
+        .arg(state)
         .args(args)
         .env("RUST_LOG", "error")
         .stdout(Stdio::null());

@@ -5,6 +5,7 @@ use std::sync::{Arc, OnceLock};
 use tower::Layer;
 
 use crate::config::Config;
+use crate::index::{Index, IndexError};
 use crate::oai::Repository;
 use crate::service::OaiPmh;
 
@@ -45,6 +46,7 @@ pub struct OaiPmhLayer {
 pub(crate) struct Shared {
     pub(crate) config: Config,
     pub(crate) repo: OnceLock<Arc<Repository>>,
+    index: OnceLock<Arc<Index>>,
 }
 
 impl std::fmt::Debug for Repository {
@@ -55,7 +57,38 @@ impl std::fmt::Debug for Repository {
     }
 }
 
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index").finish_non_exhaustive()
+    }
+}
+
 impl Shared {
+    /// The site index, opened in the state folder on first use. A state folder that cannot be
+    /// used is logged and the index kept in a temporary folder instead, so the site still
+    /// answers (`OaiPmhLayer::open_index` makes it an error at start-up).
+    pub(crate) fn index(&self) -> Arc<Index> {
+        if let Some(index) = self.index.get() {
+            return index.clone();
+        }
+        let opened = self.try_index().unwrap_or_else(|err| {
+            tracing::error!(error = %err, "the site index is kept in a temporary folder instead: deletions will not persist");
+            let temp = Index::open(None, &self.config.root).expect("a temporary index can always be made");
+            let _ = self.index.set(Arc::new(temp));
+            self.index.get().expect("just set").clone()
+        });
+        opened
+    }
+
+    fn try_index(&self) -> Result<Arc<Index>, IndexError> {
+        if let Some(index) = self.index.get() {
+            return Ok(index.clone());
+        }
+        let index = Index::open(self.config.state_dir.as_deref(), &self.config.root)?;
+        let _ = self.index.set(Arc::new(index));
+        Ok(self.index.get().expect("just set").clone())
+    }
+
     /// The records in the index and the end of its last full scan, once the index exists.
     pub(crate) fn index_stats(&self) -> Option<(usize, Option<std::time::SystemTime>)> {
         self.repo
@@ -72,8 +105,17 @@ impl OaiPmhLayer {
             shared: Arc::new(Shared {
                 config,
                 repo: OnceLock::new(),
+                index: OnceLock::new(),
             }),
         }
+    }
+
+    /// Opens the site index in the state folder ([`Config::state_dir`]) now, so that a folder
+    /// that cannot be made or opened (or one another modoai holds) is an error at start-up. Without
+    /// this, the index is opened on first use, and such a folder is logged and replaced by a
+    /// temporary one.
+    pub fn open_index(&self) -> Result<(), IndexError> {
+        self.shared.try_index().map(drop)
     }
 }
 

@@ -46,6 +46,7 @@ pub use body::ResponseBody;
 pub use config::{Config, ConfigError, FileConfig, OaiSection, ServerSection};
 pub use fetch::BoxError;
 pub use future::ResponseFuture;
+pub use index::{Change, ChangeKind, IndexError};
 pub use layer::OaiPmhLayer;
 pub use own::{OwnFile, OwnFiles, OwnKind};
 pub use plugins::{Ended, PluginCheck, PluginStatus, Plugins, PluginsError, ToolRun, ToolRunner};

@@ -11,7 +11,9 @@ use modoai::cli::{self, Cli, CliError, Command, PluginsCommand, RecordsArgs, Ser
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+            // The index's store logs its routine work (recovery, flushes) at info.
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,fjall=warn,lsm_tree=warn".into()),
         )
         .with_writer(std::io::stderr)
         .with_ansi(cli::colours())

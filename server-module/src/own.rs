@@ -20,6 +20,8 @@ pub enum OwnKind {
     PluginCache,
     /// The access log file.
     AccessLog,
+    /// The state folder that keeps the site index.
+    State,
     /// A path the embedding application names with [`Config::own_path`](crate::Config::own_path).
     Other,
 }
@@ -31,6 +33,7 @@ impl fmt::Display for OwnKind {
             OwnKind::Plugins => "plugins file",
             OwnKind::PluginCache => "plugin cache",
             OwnKind::AccessLog => "access log",
+            OwnKind::State => "state folder",
             OwnKind::Other => "server file",
         })
     }

@@ -12,10 +12,11 @@ use crate::body::ResponseBody;
 use crate::doors::{self, Door};
 use crate::fetch::{BoxError, Inner, ServiceFetch, Site};
 use crate::future::ResponseFuture;
-use crate::index::{self, Index};
+use crate::index::{self, Change};
 use crate::layer::{OaiPmhLayer, Shared};
 use crate::oai::{self, Repository};
 use crate::Config;
+use modoai_protocol::Datestamp;
 
 /// Serves OAI-PMH on one route in front of a site service `S`.
 ///
@@ -93,6 +94,33 @@ where
     pub fn records(&self) -> usize {
         self.repository::<RequestBody>().index.len()
     }
+
+    /// Up to `limit` changes of the site's files with datestamps from `from` to `until` (both
+    /// inclusive, either open), after `after` (the datestamp and `seq` of the last change of an
+    /// earlier call, to page), in datestamp order: what a change list (ResourceSync) needs. The log
+    /// starts when the first index of the site is complete; what that index found is the
+    /// baseline (the records themselves). Kept across restarts with a state folder.
+    ///
+    /// ```no_run
+    /// # async fn f(oai: modoai::OaiPmh<modoai::SiteService>) {
+    /// use modoai::protocol::Datestamp;
+    /// let since = Datestamp::from_unix(1_700_000_000);
+    /// for c in oai.changes(Some(since), None, None, 100) {
+    ///     println!("{} {:?} {}", c.datestamp, c.kind, c.path);
+    /// }
+    /// # }
+    /// ```
+    pub fn changes(
+        &self,
+        from: Option<Datestamp>,
+        until: Option<Datestamp>,
+        after: Option<(Datestamp, u64)>,
+        limit: usize,
+    ) -> Vec<Change> {
+        self.repository::<RequestBody>()
+            .index
+            .changes(from, until, after, limit)
+    }
 }
 
 impl<S> OaiPmh<S> {
@@ -105,19 +133,25 @@ impl<S> OaiPmh<S> {
             .repo
             .get_or_init(|| {
                 let config = self.shared.config.clone();
-                let index = Arc::new(Index::default());
+                let index = self.shared.index();
                 let site = Arc::new(Site::new(
                     Box::new(ServiceFetch::new(self.inner.clone())),
                     &config.base_url,
                 ));
+                let types = if config.standalone {
+                    index::Types::Detect
+                } else {
+                    index::Types::Site(site.clone())
+                };
                 let maintenance = index::Maintenance {
                     root: config.root.clone(),
                     rescan: config.rescan_interval,
                     watch: config.watch,
                     tombstones: config.deleted_records,
                     own: config.own_files(),
+                    types,
                 };
-                tokio::spawn(index::maintain(index.clone(), site.clone(), maintenance));
+                tokio::spawn(index::maintain(index.clone(), maintenance));
                 Arc::new(Repository::new(config, index, site))
             })
             .clone()

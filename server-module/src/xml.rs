@@ -58,9 +58,22 @@ impl Xml {
         self.w.get_mut().extend_from_slice(bytes);
     }
 
+    /// `bytes` as Base64 (standard alphabet, padded), encoded straight into the buffer.
+    pub(crate) fn base64(&mut self, bytes: &[u8]) {
+        base64_simd::STANDARD.encode_append(bytes, self.w.get_mut());
+    }
+
     /// Bytes written and not yet taken.
     pub(crate) fn len(&self) -> usize {
         self.w.get_ref().len()
+    }
+
+    /// Takes what was written so far, leaving a buffer of `capacity` bytes to write on.
+    pub(crate) fn take_leaving(&mut self, capacity: usize) -> Bytes {
+        Bytes::from(std::mem::replace(
+            self.w.get_mut(),
+            Vec::with_capacity(capacity),
+        ))
     }
 
     /// Takes what was written so far.

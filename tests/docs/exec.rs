@@ -73,6 +73,12 @@ fn bash(dir: &Path, command: &str) -> Command {
         "an-api-key-of-more-than-32-characters-for-the-docs-test",
     );
     cmd.env_remove("RUST_LOG").env("NO_COLOR", "1");
+    // The servers' default state folder (the site index), one per test process: two tests that
+    // serve the example site at once would otherwise share one index, which only one server may
+    // hold; and nothing is left in the home folder.
+    let state = std::env::temp_dir().join(format!("modoai-docs-state-{}", std::process::id()));
+    cmd.env("XDG_STATE_HOME", state)
+        .env_remove("STATE_DIRECTORY");
     cmd.stdin(Stdio::null());
     cmd
 }

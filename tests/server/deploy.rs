@@ -171,6 +171,9 @@ fn the_sample_configuration_serves_as_shipped_and_with_every_key_on() {
         // The log folder of a deployment is made by its package; here it is the work folder.
         let log = work.path().join("access.log");
         let config = config.replace("/var/log/modoai/access.log", log.to_str().unwrap());
+        // So is its state folder.
+        let state = work.path().join("state");
+        let config = config.replace("/var/lib/modoai", state.to_str().unwrap());
         // The deployment's paths and address are replaced by the flags, which override the file.
         let (mut server, port) = start_modoai(
             site.path(),
@@ -196,6 +199,7 @@ fn the_sample_configuration_serves_as_shipped_and_with_every_key_on() {
             "{name}"
         );
         if name == "every key on" {
+            assert!(state.is_dir(), "state-dir is used");
             let lines = std::fs::read_to_string(&log).unwrap();
             assert!(
                 lines.contains("\"GET /modoai?verb=Identify HTTP/1.0\" 200"),
@@ -292,9 +296,13 @@ fn the_systemd_unit_starts_reloads_and_stops_the_real_binary() {
     std::fs::write(&config_file, config).unwrap();
     let mut args: Vec<&str> = exec[1..].to_vec();
     args[config_at - 1] = config_file.to_str().unwrap();
+    // StateDirectory=modoai: systemd makes the folder and names it in $STATE_DIRECTORY.
+    assert_eq!(unit_value(&unit, "StateDirectory"), "modoai");
+    let state = work.path().join("state");
     let mut server = Running(
         Command::new(program("modoai"))
             .args(&args)
+            .env("STATE_DIRECTORY", &state)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -318,6 +326,7 @@ fn the_systemd_unit_starts_reloads_and_stops_the_real_binary() {
     answers("after SIGHUP");
     let code = stop(&mut server, Signal::SIGTERM, Duration::from_secs(stop_secs));
     assert_eq!(code, Some(0), "KillSignal is a clean stop");
+    assert!(state.is_dir(), "the index lives in $STATE_DIRECTORY");
 }
 
 // ---- nginx-modoai.conf ------------------------------------------------------------------------

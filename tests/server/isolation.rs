@@ -35,11 +35,13 @@ fn plugin(r: &Reply, label: &str) -> std::collections::BTreeMap<String, String> 
         .unwrap_or_else(|| panic!("no plugin {label}: {}", r.text()))
 }
 
-/// Field 19 of `/proc/PID/stat` (nice), and the lines of `/proc/PID/limits` for CPU time and
-/// data size, as the soft and hard values.
+/// Field 19 of `/proc/PID/stat` (nice; field 41, the scheduling policy, must be SCHED_IDLE), and
+/// the lines of `/proc/PID/limits` for CPU time and data size, as the soft and hard values.
 fn nice_and_limits(stat: &str, limits: &str) -> (i32, [String; 4]) {
     let after = &stat[stat.rfind(')').expect("stat has a command name") + 1..];
     let nice = after.split_whitespace().nth(16).unwrap().parse().unwrap();
+    // Field 41: the scheduling policy; 5 is SCHED_IDLE (cpu-class = "idle").
+    assert_eq!(after.split_whitespace().nth(38), Some("5"), "{stat}");
     let row = |name: &str| -> (String, String) {
         let line = limits
             .lines()
@@ -222,6 +224,7 @@ async fn bad_isolation_settings_name_their_key() {
     for (settings, key) in [
         ("nice = 25", "nice"),
         ("io-class = \"fast\"", "io-class"),
+        ("cpu-class = \"fast\"", "cpu-class"),
         ("cpu-secs = -3", "cpu-secs"),
         ("memory-mb = \"lots\"", "memory-mb"),
     ] {

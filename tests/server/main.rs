@@ -25,6 +25,7 @@ mod mistakes;
 mod observe;
 mod own_files;
 mod paging;
+mod persist;
 mod records;
 mod reload;
 mod shutdown;

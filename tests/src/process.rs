@@ -102,6 +102,18 @@ pub fn free_port() -> u16 {
 /// and waits until it answers Identify.
 pub fn start_modoai(root: &Path, work: &Path, config: &str, args: &[&str]) -> (Running, u16) {
     let port = free_port();
+    let server = spawn_modoai(root, work, config, args, port);
+    let started = Instant::now();
+    while !get(port, "/modoai?verb=Identify").starts_with(b"HTTP/1.0 200") {
+        assert!(started.elapsed() < MARGIN, "the server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (server, port)
+}
+
+/// Starts `modoai serve ARGS` on `root` and `port` with a configuration file in `work` holding
+/// `config` (so its state folder, the index, is `work/modoai-state`), without waiting for it.
+pub fn spawn_modoai(root: &Path, work: &Path, config: &str, args: &[&str], port: u16) -> Running {
     let config_path = work.join("modoai.toml");
     std::fs::write(&config_path, config).expect("write the configuration");
     let child = Command::new(program("modoai"))
@@ -115,13 +127,7 @@ pub fn start_modoai(root: &Path, work: &Path, config: &str, args: &[&str]) -> (R
         .stderr(Stdio::null())
         .spawn()
         .expect("the modoai binary starts");
-    let server = Running(child);
-    let started = Instant::now();
-    while !get(port, "/modoai?verb=Identify").starts_with(b"HTTP/1.0 200") {
-        assert!(started.elapsed() < MARGIN, "the server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (server, port)
+    Running(child)
 }
 
 /// Peak resident memory (VmHWM) of a running process, in KiB; `None` once it is gone.

@@ -44,6 +44,12 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
         warm.push(http.get(&page).await?.elapsed.as_secs_f64());
     }
     let warm_procs = (plugins.processes_started() - before) / ctx.runs.max(1);
+    let didl_page = format!("{oai}?verb=ListRecords&metadataPrefix=oai_didl");
+    let mut didl = Vec::new();
+    for _ in 0..=ctx.runs.max(1) {
+        didl.push(http.get(&didl_page).await?.elapsed.as_secs_f64());
+    }
+    didl.remove(0);
     let id = encode(&format!("{base}img/p0000.jpg"));
     let latency = |prefix: &'static str| {
         let (http, url) = (
@@ -85,6 +91,14 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
             "s",
         )
         .peer("same page, warm cache", median(&warm)),
+        Figure::new(
+            "plugins",
+            format!("ListRecords oai_crate page of {n} JPEGs, warm cache"),
+            median(&warm),
+            "s",
+        )
+        .peer("same page in oai_didl", median(&didl))
+        .note("cache lookups and embedding over the DIDL's cost"),
         Figure::new(
             "plugins",
             "tool processes started for that page, cold",

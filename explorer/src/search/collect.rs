@@ -161,7 +161,7 @@ impl Collector for Gather {
                 child.collect(doc, score);
             }
             seen += 1;
-            if seen % CLOCK_EVERY == 0 && Instant::now() >= self.deadline {
+            if seen.is_multiple_of(CLOCK_EVERY) && Instant::now() >= self.deadline {
                 child.partial = true;
                 break;
             }

@@ -87,7 +87,7 @@ impl Base64Decoder {
 
     /// The text ended at `at`: decodes the rest, which must end with a complete quantum.
     pub(crate) fn finish(&mut self, at: u64, emit: &mut Emit<'_>) -> Result<(), ParseError> {
-        if self.chars.len() % 4 != 0 {
+        if !self.chars.len().is_multiple_of(4) {
             return Err(base64_error(
                 self.quantum,
                 "the last quantum is incomplete: Base64 is padded to a multiple of 4 characters",

@@ -152,6 +152,12 @@ pub struct ServeArgs {
     /// --config; without either, oai_crate is not offered]
     #[arg(long)]
     pub(crate) plugins: Option<PathBuf>,
+    /// The folder that keeps the site index across restarts (records, datestamps, deletions)
+    /// [default: `state-dir` in [server] of --config, else $STATE_DIRECTORY (systemd), else
+    /// modoai-state beside the --config file, else $XDG_STATE_HOME/modoai or
+    /// ~/.local/state/modoai]
+    #[arg(long, value_name = "DIR")]
+    pub(crate) state_dir: Option<PathBuf>,
     /// Records per list page [default: 100, or `page-size` in [oai] of --config]
     #[arg(long)]
     pub(crate) page_size: Option<usize>,

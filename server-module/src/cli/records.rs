@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::cli::{CliError, RecordsArgs};
-use crate::index::{survey, Candidate, Order, Skip};
+use crate::index::{survey, Candidate, Skip};
 use crate::protocol::setspec::mime_set_specs;
 use crate::{Config, FileConfig, OwnFiles, Plugins};
 
@@ -82,25 +82,18 @@ fn list(
     let mut out = std::io::BufWriter::new(out.lock());
     let mut counts = Counts::default();
     let mut result = Ok(());
-    survey(
-        &canonical,
-        &canonical,
-        own,
-        Path::new(""),
-        Order::ByName,
-        |rel, found| {
-            let line = describe(&canonical, rel, found, plugins);
-            counts.add(&line);
-            result = if json {
-                serde_json::to_writer(&mut out, &line)
-                    .map_err(std::io::Error::other)
-                    .and_then(|()| out.write_all(b"\n"))
-            } else {
-                writeln!(out, "{}", text(&line))
-            };
-            result.is_ok()
-        },
-    );
+    survey(&canonical, &canonical, own, Path::new(""), |rel, found| {
+        let line = describe(&canonical, rel, found, plugins);
+        counts.add(&line);
+        result = if json {
+            serde_json::to_writer(&mut out, &line)
+                .map_err(std::io::Error::other)
+                .and_then(|()| out.write_all(b"\n"))
+        } else {
+            writeln!(out, "{}", text(&line))
+        };
+        result.is_ok()
+    });
     result?;
     out.flush()?;
     Ok(counts)

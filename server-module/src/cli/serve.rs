@@ -115,10 +115,39 @@ async fn configure(
     if let Some(path) = &args.config {
         config = config.config_file(path);
     }
+    config = config.state_dir(state_dir(args, file));
     if let Some(path) = args.plugins.as_ref().or(file.server.plugins.as_ref()) {
         config = config.plugins(Plugins::load(path).await?);
     }
     Ok(config)
+}
+
+/// `--state-dir`, else `state-dir` of `[server]`, else `$STATE_DIRECTORY` (systemd's
+/// `StateDirectory=`), else `modoai-state` beside the configuration file, else the user's state
+/// folder: `$XDG_STATE_HOME/modoai`, `~/.local/state/modoai` (or `modoai-state` here without a
+/// home).
+fn state_dir(args: &ServeArgs, file: &FileConfig) -> PathBuf {
+    let env = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let beside_config = || {
+        let conf = args.config.as_ref()?;
+        Some(
+            conf.parent()
+                .unwrap_or(std::path::Path::new(""))
+                .join("modoai-state"),
+        )
+    };
+    args.state_dir
+        .clone()
+        .or(file.server.state_dir.clone())
+        .or_else(|| env("STATE_DIRECTORY"))
+        .or_else(beside_config)
+        .or_else(|| env("XDG_STATE_HOME").map(|d| d.join("modoai")))
+        .or_else(|| env("HOME").map(|h| h.join(".local/state/modoai")))
+        .unwrap_or_else(|| PathBuf::from("modoai-state"))
 }
 
 /// Completes on SIGINT or SIGTERM; the handlers are installed when this is called.

@@ -44,6 +44,9 @@ pub struct Config {
     pub(crate) observation: crate::observe::Observation,
     pub(crate) own_paths: Vec<(crate::OwnKind, PathBuf)>,
     pub(crate) doors: crate::doors::Doors,
+    pub(crate) state_dir: Option<PathBuf>,
+    /// True for the standalone server: the index types files itself instead of asking the site.
+    pub(crate) standalone: bool,
 }
 
 impl Config {
@@ -78,6 +81,8 @@ impl Config {
             observation: crate::observe::Observation::default(),
             own_paths: Vec::new(),
             doors: crate::doors::Doors::default(),
+            state_dir: None,
+            standalone: false,
         })
     }
 
@@ -203,11 +208,29 @@ impl Config {
         self
     }
 
-    /// Whether files deleted while the server runs are reported as deleted records
-    /// (`deletedRecord` = `transient`) rather than forgotten (`no`). Defaults to true.
+    /// Whether deleted files are reported as deleted records (`status="deleted"`) rather than
+    /// forgotten (`deletedRecord` = `no`). With a state folder ([`Config::state_dir`]) they are
+    /// kept across restarts (`persistent`); without one, only while the server runs
+    /// (`transient`). Defaults to true.
     pub fn deleted_records(mut self, on: bool) -> Self {
         self.deleted_records = on;
         self
+    }
+
+    /// The folder that keeps the site index across restarts (each document root gets its own
+    /// subfolder in it): the records, their datestamps, deletions and changes. It is one of the
+    /// server's own paths, never a record. Without it the index is kept in a temporary folder and
+    /// rebuilt at every start, and deletions are forgotten at restart. Defaults to none (the
+    /// `modoai serve` command always sets one; see its `--state-dir`).
+    pub fn state_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        let dir = dir.into();
+        self.state_dir = Some(std::path::absolute(&dir).unwrap_or(dir));
+        self
+    }
+
+    /// The state folder, if any.
+    pub fn state(&self) -> Option<&Path> {
+        self.state_dir.as_deref()
     }
 
     /// The metadata tools of `oai_crate`. Without them the repository does not offer `oai_crate`.
@@ -264,6 +287,9 @@ impl Config {
         }
         if let Some(path) = &self.observation.access_file {
             own.add(OwnKind::AccessLog, path);
+        }
+        if let Some(path) = &self.state_dir {
+            own.add(OwnKind::State, path);
         }
         own
     }

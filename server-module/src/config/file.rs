@@ -45,6 +45,8 @@ pub struct ServerSection {
     pub base_url: Option<String>,
     /// The plugins file of oai_crate.
     pub plugins: Option<PathBuf>,
+    /// The folder that keeps the site index; see [`Config::state_dir`](crate::Config::state_dir).
+    pub state_dir: Option<PathBuf>,
     /// Connections served at once; see [`Config::max_connections`](crate::Config::max_connections).
     pub max_connections: Option<usize>,
     /// Seconds a client may take to send a request's headers; see [`Config::header_timeout`](crate::Config::header_timeout).
@@ -95,6 +97,7 @@ impl FileConfig {
         let paths = [
             &mut self.server.root,
             &mut self.server.plugins,
+            &mut self.server.state_dir,
             &mut self.log.access_file,
         ];
         for path in paths.into_iter().flatten() {

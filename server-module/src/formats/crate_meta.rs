@@ -17,7 +17,7 @@ use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
 use quick_xml::NsReader;
 
-use crate::plugins::{OutputKind, PluginResult};
+use crate::plugins::PluginResult;
 use crate::xml::Xml;
 
 /// The CRATE-UID statement: the resource URL plus the dissemination instant.
@@ -53,7 +53,18 @@ fn statement(x: &mut Xml, body: impl FnOnce(&mut Xml)) {
     x.end("didl:Descriptor");
 }
 
+/// One plugin's `crate:plugin` element. A result is written the same way every time, so its
+/// bytes are made once and kept with it (a warm page copies them).
 fn write_plugin(x: &mut Xml, r: &PluginResult) {
+    let bytes = r.element.get_or_init(|| {
+        let mut own = Xml::new();
+        plugin_element(&mut own, r);
+        own.take()
+    });
+    x.raw(bytes);
+}
+
+fn plugin_element(x: &mut Xml, r: &PluginResult) {
     let run = &r.run;
     let exit = run.exit_code.map(|c| c.to_string());
     let ms = run.duration_ms.to_string();
@@ -76,26 +87,22 @@ fn write_plugin(x: &mut Xml, r: &PluginResult) {
         attrs.push(("note", n));
     }
     x.start("crate:plugin", &attrs);
-    if !run.stdout.is_empty() {
-        write_output(
-            x,
-            "crate:output",
-            &run.stdout,
-            r.output_kind == OutputKind::Xml,
-        );
+    if let Some(root) = &r.xml_root {
+        x.start("crate:output", &[("encoding", "xml")]);
+        x.raw(&run.stdout[root.clone()]);
+        x.end("crate:output");
+    } else if !run.stdout.is_empty() {
+        write_output(x, "crate:output", &run.stdout);
     }
     if !run.stderr.is_empty() {
-        write_output(x, "crate:stderr", &run.stderr, false);
+        write_output(x, "crate:stderr", &run.stderr);
     }
     x.end("crate:plugin");
 }
 
-fn write_output(x: &mut Xml, name: &str, bytes: &[u8], as_xml: bool) {
-    if let Some(root) = as_xml.then(|| embeddable(bytes)).flatten() {
-        x.start(name, &[("encoding", "xml")]);
-        x.raw(root);
-        x.end(name);
-    } else if let Ok(text) = std::str::from_utf8(bytes) {
+/// Output that is not embedded as XML: escaped text, or Base64 when it is not UTF-8.
+fn write_output(x: &mut Xml, name: &str, bytes: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(bytes) {
         x.leaf(name, &[("encoding", "text")], text);
     } else {
         x.leaf(name, &[("encoding", "base64")], &B64.encode(bytes));

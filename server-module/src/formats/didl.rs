@@ -11,9 +11,6 @@
 //! The by-value Resource comes first in its own Component, because LANL's reader takes the first
 //! Resource of each Component.
 
-use base64::engine::general_purpose::STANDARD as B64;
-use base64::Engine;
-use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, Method, Response, StatusCode};
 use http_body_util::BodyExt;
 use modoai_protocol::ns;
@@ -26,9 +23,9 @@ use crate::oai::response::{Halt, Sink};
 use crate::plugins::PluginResult;
 use crate::xml::Xml;
 
-/// Base64 is encoded in runs of this many input bytes, a multiple of 3, so runs concatenate into
-/// one valid Base64 text without padding in between.
-const RUN: usize = 48 * 1024;
+/// Base64 is encoded in runs of at most this many input bytes, a multiple of 3, so runs
+/// concatenate into one valid Base64 text without padding in between.
+const RUN: usize = 3 * 64 * 1024;
 
 /// What the site answered for the file.
 pub(crate) enum Fetched {
@@ -169,30 +166,65 @@ fn is_hop_by_hop(name: &str) -> bool {
     )
 }
 
-/// Encodes the body frame by frame, carrying at most two bytes between runs.
+/// Encodes the body frame by frame, straight from each frame into the response buffer; at most
+/// two bytes of a frame are carried over to the next, so the runs join without padding.
 async fn stream_base64(sink: &mut Sink, mut body: InnerBody) -> Result<(), Halt> {
-    let mut pending = BytesMut::new();
-    let mut encoded = String::with_capacity(RUN / 3 * 4 + 4);
+    let mut carry = Carry::default();
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(Halt::Failed)?;
         let Ok(data) = frame.into_data() else {
             continue;
         };
-        pending.extend_from_slice(&data);
-        while pending.len() >= RUN || (pending.len() >= 3 && pending.len() % 3 == 0) {
-            let take = (pending.len().min(RUN) / 3) * 3;
-            encode_run(sink, &mut encoded, pending.split_to(take).freeze());
+        let mut rest: &[u8] = carry.fill(sink, &data);
+        while rest.len() >= 3 {
+            let take = (rest.len().min(RUN) / 3) * 3;
+            sink.xml.base64(&rest[..take]);
+            rest = &rest[take..];
             sink.flush().await?;
+            // Bounded work per poll: after each run, the visitors' requests on this worker go
+            // first.
+            tokio::task::yield_now().await;
         }
+        carry.keep(rest);
     }
-    if !pending.is_empty() {
-        encode_run(sink, &mut encoded, pending.freeze());
-    }
+    carry.finish(sink);
     sink.flush().await
 }
 
-fn encode_run(sink: &mut Sink, buf: &mut String, bytes: Bytes) {
-    buf.clear();
-    B64.encode_string(&bytes, buf);
-    sink.xml.raw(buf.as_bytes());
+/// Up to two bytes left over from a frame whose length was not a multiple of 3.
+#[derive(Default)]
+struct Carry {
+    bytes: [u8; 3],
+    len: usize,
+}
+
+impl Carry {
+    /// Completes the carried bytes with the head of `data` (encoding them once they are 3),
+    /// and returns the rest of `data`.
+    fn fill<'a>(&mut self, sink: &mut Sink, data: &'a [u8]) -> &'a [u8] {
+        if self.len == 0 {
+            return data;
+        }
+        let n = (3 - self.len).min(data.len());
+        self.bytes[self.len..self.len + n].copy_from_slice(&data[..n]);
+        self.len += n;
+        if self.len == 3 {
+            sink.xml.base64(&self.bytes);
+            self.len = 0;
+        }
+        &data[n..]
+    }
+
+    /// Keeps `rest` (shorter than 3 bytes) for the next frame.
+    fn keep(&mut self, rest: &[u8]) {
+        self.bytes[self.len..self.len + rest.len()].copy_from_slice(rest);
+        self.len += rest.len();
+    }
+
+    /// Encodes what is left, padded: the end of the file.
+    fn finish(self, sink: &mut Sink) {
+        if self.len > 0 {
+            sink.xml.base64(&self.bytes[..self.len]);
+        }
+    }
 }

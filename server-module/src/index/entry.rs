@@ -31,10 +31,6 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    pub(crate) fn key(&self) -> Key {
-        (self.datestamp, self.path.clone())
-    }
-
     /// Path on disk relative to the document root (decoded from `path`, not stored: a million
     /// records would hold it twice).
     pub(crate) fn rel(&self) -> PathBuf {

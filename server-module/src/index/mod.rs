@@ -1,16 +1,45 @@
 //! The site index: every record of the site in the stable `(datestamp, path)` order that
-//! resumption tokens page through, with lookups by path and by set, kept current in the background.
+//! resumption tokens page through, with lookups by path and by set, and a log of changes; kept on
+//! disk (the state folder) and current in the background.
+//!
+//! | file | job |
+//! |---|---|
+//! | `store.rs` | the store and its keyspaces, readiness, the state folder |
+//! | `codec.rs` | the byte layouts of keys and values |
+//! | `catalog.rs` | MIME types and counts, stored with the records |
+//! | `read.rs` | consistent, dated views: records, pages, counts, changes |
+//! | `write.rs` | atomic batches and the datestamp rule |
+//! | `bulk.rs`, `sort.rs` | the first index of a site, loaded in bulk |
+//! | `walk.rs`, `compare.rs` | the walk in key order, and its merge with the stored records |
+//! | `scan.rs` | what may be a record at all; the survey of `modoai records` |
+//! | `watch.rs` | the maintenance task: first index or reconcile, events, rescans |
 
+mod bulk;
+mod catalog;
+mod codec;
+mod compare;
 mod entry;
 mod filter;
-mod holdings;
+mod read;
 mod scan;
+mod sort;
 mod store;
 pub(crate) mod url_path;
+mod walk;
 mod watch;
+mod write;
 
+pub use codec::ChangeKind;
 pub(crate) use entry::{Entry, Key};
 pub(crate) use filter::Filter;
-pub(crate) use scan::{is_visible, regular_file_meta, survey, Candidate, Order, Skip};
+pub use read::Change;
+pub(crate) use read::View;
+pub(crate) use scan::{is_visible, regular_file_meta};
+#[cfg(feature = "cli")]
+pub(crate) use scan::{survey, Candidate, Skip};
 pub(crate) use store::Index;
-pub(crate) use watch::{maintain, Maintenance};
+pub use store::IndexError;
+pub(crate) use watch::{maintain, Maintenance, Types};
+
+#[cfg(test)]
+mod tests;

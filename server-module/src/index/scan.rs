@@ -12,6 +12,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use modoai_protocol::Datestamp;
+#[cfg(feature = "cli")]
 use walkdir::{DirEntry, WalkDir};
 
 use super::entry::Stamp;
@@ -50,52 +51,22 @@ pub(crate) enum Skip {
     Unreadable(String),
 }
 
-/// Walks `root` (whose canonical form is `canonical_root`) and calls `each` for every candidate,
-/// until `each` returns false. Hidden and own folders are not entered. Runs on a blocking thread.
-pub(crate) fn walk(
-    root: &Path,
-    canonical_root: &Path,
-    own: &OwnFiles,
-    below: &Path,
-    mut each: impl FnMut(Candidate) -> bool,
-) {
-    survey(
-        root,
-        canonical_root,
-        own,
-        below,
-        Order::Disk,
-        |_, found| match found {
-            Ok(c) => each(c),
-            Err(_) => true,
-        },
-    );
-}
-
-/// The order a walk visits the entries of a folder in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Order {
-    /// As the file system lists them (cheapest).
-    Disk,
-    /// By file name, bytewise.
-    ByName,
-}
-
-/// Walks like [`walk`], and also reports each path that is not a record, with the reason: a
-/// hidden or own folder once (nothing below it is entered), an unreadable path once.
+/// Walks `root` (whose canonical form is `canonical_root`) below `below` and calls `each` for
+/// every path, sorted by name, with the candidate, or the reason it is not a record: a hidden or own folder once
+/// (nothing below it is entered), an unreadable path once; until `each` returns false. The
+/// dry run of `modoai records`; the index walks with `walk.rs`.
+#[cfg(feature = "cli")]
 pub(crate) fn survey(
     root: &Path,
     canonical_root: &Path,
     own: &OwnFiles,
     below: &Path,
-    order: Order,
     mut each: impl FnMut(&Path, Result<Candidate, Skip>) -> bool,
 ) {
-    let mut walker = WalkDir::new(root.join(below)).follow_links(false);
-    if order == Order::ByName {
-        walker = walker.sort_by_file_name();
-    }
-    let mut walker = walker.into_iter();
+    let mut walker = WalkDir::new(root.join(below))
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter();
     while let Some(entry) = walker.next() {
         let entry = match entry {
             Ok(e) => e,
@@ -131,6 +102,7 @@ pub(crate) fn survey(
 }
 
 /// Why the folder `entry` is not entered, if it is not.
+#[cfg(feature = "cli")]
 fn folder_skip(entry: &DirEntry, own: &OwnFiles) -> Option<Skip> {
     if entry.depth() > 0 && entry.file_name().as_bytes().starts_with(b".") {
         return Some(Skip::Hidden);

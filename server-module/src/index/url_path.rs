@@ -22,6 +22,11 @@ pub(crate) fn encode(rel: &Path) -> String {
     segments.join("/")
 }
 
+/// One path segment (a file or folder name) percent-encoded as [`encode`] does.
+pub(crate) fn encode_segment(name: &[u8]) -> String {
+    percent_encode(name, SEGMENT).to_string()
+}
+
 /// The relative file path of a URL path made by [`encode`] (its exact inverse: `%` itself is
 /// encoded there, and `/` cannot be part of a name).
 pub(crate) fn decode(path: &str) -> PathBuf {

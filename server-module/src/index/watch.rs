@@ -1,29 +1,40 @@
-//! Keeping the index current: one full scan at start, then file-system events (inotify through
-//! `notify`) for single paths, and a periodic reconciling rescan in case events were lost.
+//! Keeping the index current: the first index of a new site (in bulk), or the stored index
+//! answering at once while a reconciling scan catches up with the disk; then file-system events
+//! (inotify through `notify`) for single paths, and a periodic rescan in case events were lost.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use modoai_protocol::Datestamp;
 use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 
-use super::entry::{Entry, Stamp};
-use super::scan::{self, Candidate};
+use super::bulk::{self, Found};
+use super::compare::{Compare, Work};
+use super::scan;
 use super::store::Index;
-use super::url_path;
+use super::write::Op;
 use crate::fetch::Site;
 use crate::own::OwnFiles;
 
-/// How many internal HEAD requests run at once while indexing.
+/// How many internal HEAD requests run at once while indexing (Layer mode).
 const PROBES_IN_FLIGHT: usize = 16;
 
+/// Where the MIME type of a record comes from.
+#[derive(Clone)]
+pub(crate) enum Types {
+    /// The index detects it as the standalone server does (extension, then content): the
+    /// standalone server *is* the site, so it asks no one.
+    Detect,
+    /// The site the Layer wraps: an internal HEAD per new or changed file.
+    Site(Arc<Site>),
+}
+
 /// Settings of the background maintenance.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Maintenance {
     pub(crate) root: PathBuf,
     pub(crate) rescan: Duration,
@@ -31,11 +42,21 @@ pub(crate) struct Maintenance {
     pub(crate) tombstones: bool,
     /// The server's own paths: never records.
     pub(crate) own: OwnFiles,
+    pub(crate) types: Types,
 }
 
-/// Builds the index, then keeps it current until the index is dropped by every user.
-pub(crate) async fn maintain(index: Arc<Index>, site: Arc<Site>, m: Maintenance) {
-    let canonical = match std::fs::canonicalize(&m.root) {
+struct Ctx {
+    index: Arc<Index>,
+    types: Types,
+    root: PathBuf,
+    tombstones: bool,
+    own: OwnFiles,
+    own_inside: bool,
+}
+
+/// Builds or loads the index, then keeps it current until the index is dropped by every user.
+pub(crate) async fn maintain(index: Arc<Index>, m: Maintenance) {
+    let root = match std::fs::canonicalize(&m.root) {
         Ok(c) => c,
         Err(err) => {
             tracing::error!(root = %m.root.display(), error = %err, "document root is not accessible");
@@ -44,56 +65,284 @@ pub(crate) async fn maintain(index: Arc<Index>, site: Arc<Site>, m: Maintenance)
         }
     };
     let own = m.own.resolved();
-    for f in own.inside(&canonical) {
+    for f in own.inside(&root) {
         tracing::warn!(
             path = %f.path.display(),
             "the {} is inside the document root: it is never a record, never analysed, and the standalone server never serves it",
             f.kind
         );
     }
-    // Walk and watch the canonical root, so event paths and walked paths share one prefix.
-    let ctx = Ctx {
+    let own_inside = own.inside(&root).next().is_some();
+    let ctx = Arc::new(Ctx {
+        own_inside,
         index: index.clone(),
-        site,
-        root: canonical.clone(),
-        canonical,
+        types: m.types,
+        root,
         tombstones: m.tombstones,
         own,
+    });
+    // The watcher is set up (a walk of every folder) while the index is loaded or built: a
+    // first index becomes ready once both are done, so no change after the first answer is
+    // missed; a stored index answers at once, and is reconciled once the watcher is set up.
+    let started = Instant::now();
+    let (tx, rx) = mpsc::unbounded_channel::<PathBuf>();
+    let root = ctx.root.clone();
+    let watching = m
+        .watch
+        .then(|| tokio::task::spawn_blocking(move || start_watcher(&root, tx)));
+    let stored = ctx.start().await;
+    let _watcher = match watching {
+        Some(setup) => setup.await.ok().flatten(),
+        None => None,
     };
-    let started = std::time::Instant::now();
-    ctx.full_scan().await;
-    index.set_ready();
-    tracing::info!(
-        records = index.len(),
-        elapsed_ms = started.elapsed().as_millis() as u64,
-        "index ready"
-    );
-
-    let (tx, mut rx) = mpsc::unbounded_channel::<PathBuf>();
-    let _watcher = if m.watch {
-        start_watcher(&ctx.root, tx)
+    let elapsed_ms = started.elapsed().as_millis() as u64;
+    if stored {
+        ctx.full_scan().await;
+        tracing::info!(
+            records = index.len(),
+            elapsed_ms,
+            "index reconciled with the disk"
+        );
     } else {
-        None
-    };
-    let mut ticker = tokio::time::interval(m.rescan);
-    ticker.reset();
-    loop {
-        tokio::select! {
-            Some(first) = rx.recv() => {
-                // Editors and copies send bursts of events: gather them briefly, then reconcile once.
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                let mut paths: HashSet<PathBuf> = HashSet::from([first]);
-                while let Ok(p) = rx.try_recv() {
-                    paths.insert(p);
+        index.set_ready();
+        tracing::info!(records = index.len(), elapsed_ms, "index ready");
+    }
+    drop(index);
+    ctx.follow(rx, m.rescan).await;
+}
+
+impl Ctx {
+    /// File-system events and periodic rescans, until the index is dropped by every other user.
+    async fn follow(self: &Arc<Self>, mut rx: mpsc::UnboundedReceiver<PathBuf>, rescan: Duration) {
+        let mut ticker = tokio::time::interval(rescan);
+        ticker.reset();
+        loop {
+            tokio::select! {
+                Some(first) = rx.recv() => {
+                    // Editors and copies send bursts of events: gather them briefly, then
+                    // reconcile once.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    let mut paths: HashSet<PathBuf> = HashSet::from([first]);
+                    while let Ok(p) = rx.try_recv() {
+                        paths.insert(p);
+                    }
+                    for p in paths {
+                        self.reconcile(&p).await;
+                    }
                 }
-                for p in paths {
-                    ctx.reconcile(&p).await;
+                _ = ticker.tick() => self.full_scan().await,
+            }
+            // This task's handle is the last one: the layer and its services are gone.
+            if Arc::strong_count(&self.index) == 1 {
+                self.index.sync();
+                return;
+            }
+        }
+    }
+}
+
+impl Ctx {
+    fn compare(&self) -> Compare<'_> {
+        Compare {
+            index: &self.index,
+            root: &self.root,
+            own: &self.own,
+            own_inside: self.own_inside,
+            detect: matches!(self.types, Types::Detect),
+        }
+    }
+
+    /// The first index (the caller makes it ready), or the stored one made ready; true for a
+    /// stored one (which the caller then reconciles with the disk).
+    async fn start(self: &Arc<Self>) -> bool {
+        let started = Instant::now();
+        if self.index.catalog().complete {
+            if !self.tombstones && self.index.catalog().deleted > 0 {
+                self.forget_deletions().await;
+            }
+            self.index.set_ready();
+            tracing::info!(
+                records = self.index.len(),
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "index loaded from the state folder; reconciling with the disk"
+            );
+            return true;
+        }
+        if let Err(err) = self.first_index().await {
+            tracing::error!(error = %err, "the first index failed; the periodic rescan will try again");
+        }
+        self.index.scanned();
+        false
+    }
+
+    /// Walks the root and stores every file found, in bulk.
+    async fn first_index(self: &Arc<Self>) -> Result<(), String> {
+        let (tx, mut rx) = mpsc::channel::<Vec<Work>>(8);
+        let walker = self.spawn_compare(PathBuf::new(), false, tx);
+        let (found_tx, found_rx) = std::sync::mpsc::sync_channel::<Vec<Found>>(8);
+        let index = self.index.clone();
+        let loader =
+            tokio::task::spawn_blocking(move || bulk::load(&index, found_rx.into_iter().flatten()));
+        while let Some(work) = rx.recv().await {
+            let found = self
+                .typed(work)
+                .await
+                .into_iter()
+                .filter_map(|op| match op {
+                    Op::Put {
+                        path,
+                        stamp,
+                        mtime,
+                        mime,
+                    } => Some(Found {
+                        path,
+                        stamp,
+                        mtime,
+                        mime,
+                    }),
+                    _ => None,
+                });
+            if found_tx.send(found.collect()).is_err() {
+                break;
+            }
+        }
+        drop(found_tx);
+        let _ = walker.await;
+        match loader.await {
+            Ok(result) => result.map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    fn spawn_compare(
+        self: &Arc<Self>,
+        below: PathBuf,
+        stored: bool,
+        tx: mpsc::Sender<Vec<Work>>,
+    ) -> tokio::task::JoinHandle<()> {
+        let ctx = self.clone();
+        tokio::task::spawn_blocking(move || ctx.compare().folder(&below, stored, &tx))
+    }
+
+    /// Walks the whole root and stores what changed and what vanished.
+    async fn full_scan(self: &Arc<Self>) {
+        self.scan_below(PathBuf::new()).await;
+        self.index.scanned();
+    }
+
+    /// Compares the folder `below` with the index and stores the differences.
+    async fn scan_below(self: &Arc<Self>, below: PathBuf) {
+        let (tx, mut rx) = mpsc::channel::<Vec<Work>>(4);
+        let walker = self.spawn_compare(below, true, tx);
+        while let Some(work) = rx.recv().await {
+            let ops = self.typed(work).await;
+            self.store(ops).await;
+        }
+        let _ = walker.await;
+    }
+
+    /// Updates the index for one changed path: a file, a folder, or something that vanished.
+    async fn reconcile(self: &Arc<Self>, abs: &Path) {
+        let Ok(rel) = abs.strip_prefix(&self.root) else {
+            return;
+        };
+        if !rel.as_os_str().is_empty() && !scan::is_visible(rel) || self.own.find(abs).is_some() {
+            return;
+        }
+        // A folder's files, or the files of a folder that was there (removed, renamed).
+        self.scan_below(rel.to_path_buf()).await;
+        if rel.as_os_str().is_empty() || abs.is_dir() {
+            return;
+        }
+        let ctx = self.clone();
+        let rel = rel.to_path_buf();
+        let work = tokio::task::spawn_blocking(move || ctx.compare().file(&rel)).await;
+        if let Ok(Some(work)) = work {
+            let ops = self.typed(vec![work]).await;
+            self.store(ops).await;
+        }
+    }
+
+    /// The ops of `work`: types asked of the site where needed, in order.
+    async fn typed(&self, work: Vec<Work>) -> Vec<Op> {
+        if matches!(self.types, Types::Detect) {
+            // The walk typed every file already: nothing to wait for.
+            return work.into_iter().map(|w| self.detected(w)).collect();
+        }
+        futures_util::stream::iter(work)
+            .map(|w| self.op(w))
+            .buffered(PROBES_IN_FLIGHT)
+            .collect()
+            .await
+    }
+
+    fn detected(&self, work: Work) -> Op {
+        match work {
+            Work::Gone(path) => Op::Delete { path },
+            Work::Check(c, mime) => {
+                let mime = mime.unwrap_or_else(|| crate::mime::detect(&self.root.join(&c.rel)));
+                Op::Put {
+                    path: c.path,
+                    stamp: c.stamp,
+                    mtime: c.datestamp,
+                    mime,
                 }
             }
-            _ = ticker.tick() => ctx.full_scan().await,
         }
-        if Arc::strong_count(&index) == 1 {
+    }
+
+    async fn op(&self, work: Work) -> Op {
+        let (c, detected) = match work {
+            Work::Gone(path) => return Op::Delete { path },
+            Work::Check(c, mime) => (c, mime),
+        };
+        let mime = match (&self.types, detected) {
+            (_, Some(mime)) => mime,
+            (Types::Site(site), None) => match site.served_type(&c.path).await {
+                Some(ty) => ty
+                    .or_else(|| crate::mime::sniff(&self.root.join(&c.rel)))
+                    .unwrap_or_else(|| crate::mime::OCTET_STREAM.to_owned()),
+                // The site refuses to serve it: not a record (and no deletion: it was never served).
+                None => return Op::Forget { path: c.path },
+            },
+            (Types::Detect, None) => crate::mime::detect(&self.root.join(&c.rel)),
+        };
+        Op::Put {
+            path: c.path,
+            stamp: c.stamp,
+            mtime: c.datestamp,
+            mime,
+        }
+    }
+
+    /// Applies `ops` on a blocking thread.
+    async fn store(&self, ops: Vec<Op>) {
+        if ops.is_empty() {
             return;
+        }
+        let (index, tombstones) = (self.index.clone(), self.tombstones);
+        match tokio::task::spawn_blocking(move || index.apply(ops, tombstones)).await {
+            Ok(Ok(n)) if n > 0 => tracing::debug!(records = n, "index updated"),
+            Ok(Ok(_)) => {}
+            Ok(Err(err)) => {
+                tracing::error!(error = %err, "cannot update the site index; the next rescan will try again")
+            }
+            Err(err) => tracing::error!(error = %err, "the index update stopped"),
+        }
+    }
+
+    /// Removes the stored deletions (deletion records were turned off since they were stored).
+    async fn forget_deletions(&self) {
+        let index = self.index.clone();
+        let paths = tokio::task::spawn_blocking(move || index.deleted_paths())
+            .await
+            .unwrap_or_default();
+        for chunk in paths.chunks(1024) {
+            let ops = chunk
+                .iter()
+                .map(|p| Op::Forget { path: p.clone() })
+                .collect();
+            self.store(ops).await;
         }
     }
 }
@@ -133,175 +382,6 @@ fn is_change(kind: &EventKind) -> bool {
         EventKind::Access(access) => matches!(access, AccessKind::Close(AccessMode::Write)),
         _ => true,
     }
-}
-
-struct Ctx {
-    index: Arc<Index>,
-    site: Arc<Site>,
-    root: PathBuf,
-    canonical: PathBuf,
-    tombstones: bool,
-    own: OwnFiles,
-}
-
-impl Ctx {
-    /// Walks the whole root, updates what changed and sweeps what vanished.
-    async fn full_scan(&self) {
-        let seen = self.scan_below(Path::new("")).await;
-        let gone: Vec<Arc<str>> = self
-            .index
-            .read()
-            .live_paths()
-            .into_iter()
-            .filter(|p| !seen.contains(p))
-            .collect();
-        self.delete(gone);
-        self.index.scanned();
-    }
-
-    /// Updates the index for one changed path: a file, a folder, or something that vanished.
-    async fn reconcile(&self, abs: &Path) {
-        let Ok(rel) = abs.strip_prefix(&self.root) else {
-            return;
-        };
-        if !rel.as_os_str().is_empty() && !scan::is_visible(rel) || self.own.find(abs).is_some() {
-            return;
-        }
-        let is_dir = std::fs::symlink_metadata(abs).is_ok_and(|m| m.is_dir());
-        let prefix = url_path::encode(rel);
-        let dir_prefix = if prefix.is_empty() {
-            String::new()
-        } else {
-            format!("{prefix}/")
-        };
-        let seen = if is_dir {
-            self.scan_below(rel).await
-        } else {
-            HashSet::new()
-        };
-        let mut gone: Vec<Arc<str>> = self
-            .index
-            .read()
-            .live_paths_under(&dir_prefix)
-            .into_iter()
-            .filter(|p| !seen.contains(p))
-            .collect();
-        if !is_dir {
-            match scan::candidate(&self.root, &self.canonical, &self.own, rel) {
-                Some(c) => self.update(vec![c]).await,
-                None => gone.push(Arc::from(prefix.as_str())),
-            }
-        }
-        self.delete(gone);
-    }
-
-    /// Scans `rel` (a folder, or "" for the root) and returns the paths that are candidates.
-    async fn scan_below(&self, rel: &Path) -> HashSet<Arc<str>> {
-        let (tx, rx) = mpsc::channel::<Candidate>(1024);
-        let (root, canonical, own, below) = (
-            self.root.clone(),
-            self.canonical.clone(),
-            self.own.clone(),
-            rel.to_path_buf(),
-        );
-        let walker = tokio::task::spawn_blocking(move || {
-            scan::walk(&root, &canonical, &own, &below, |c| {
-                tx.blocking_send(c).is_ok()
-            });
-        });
-        let mut seen = HashSet::new();
-        let stream = tokio_stream_from(rx).chunks(256);
-        futures_util::pin_mut!(stream);
-        while let Some(batch) = stream.next().await {
-            seen.extend(batch.iter().map(|c| c.path.clone()));
-            self.update(batch).await;
-        }
-        let _ = walker.await;
-        seen
-    }
-
-    /// Probes new or changed candidates and stores the outcome.
-    async fn update(&self, candidates: Vec<Candidate>) {
-        let changed: Vec<Candidate> = {
-            let h = self.index.read();
-            candidates
-                .into_iter()
-                .filter(|c| {
-                    h.get(&c.path)
-                        .is_none_or(|e| e.deleted || e.stamp != c.stamp)
-                })
-                .collect()
-        };
-        let probed: Vec<(Candidate, Option<Option<String>>)> = futures_util::stream::iter(changed)
-            .map(|c| async move {
-                let served = self.site.served_type(&c.path).await;
-                (c, served)
-            })
-            .buffer_unordered(PROBES_IN_FLIGHT)
-            .collect()
-            .await;
-        let mut h = self.index.write();
-        for (c, served) in probed {
-            match served {
-                Some(ty) => {
-                    let mime = ty
-                        .or_else(|| crate::mime::sniff(&self.root.join(&c.rel)))
-                        .unwrap_or_else(|| crate::mime::OCTET_STREAM.to_owned());
-                    h.upsert(entry(c, mime));
-                }
-                // The site refuses to serve it: not a record (and no tombstone: it was never served).
-                None => drop(h.remove(&c.path)),
-            }
-        }
-    }
-
-    /// Replaces the live records at `paths` by tombstones (or drops them).
-    fn delete(&self, paths: Vec<Arc<str>>) {
-        if paths.is_empty() {
-            return;
-        }
-        let now = Datestamp::now();
-        let mut h = self.index.write();
-        for path in paths {
-            // A second event for the same deletion must not remove the tombstone.
-            if h.get(&path).is_none_or(|e| e.deleted) {
-                continue;
-            }
-            let Some(old) = h.remove(&path) else { continue };
-            tracing::debug!(path = %path, "record deleted");
-            if self.tombstones && self.index.is_ready() {
-                let stamp = Stamp {
-                    size: 0,
-                    mtime_ns: 0,
-                    inode: 0,
-                };
-                h.upsert(Entry {
-                    path: old.path.clone(),
-                    datestamp: now,
-                    mime: old.mime.clone(),
-                    stamp,
-                    deleted: true,
-                });
-            }
-        }
-    }
-}
-
-/// The live record of a probed candidate.
-fn entry(c: Candidate, mime: String) -> Entry {
-    Entry {
-        path: c.path,
-        datestamp: c.datestamp,
-        mime: Arc::from(mime),
-        stamp: c.stamp,
-        deleted: false,
-    }
-}
-
-fn tokio_stream_from<T: Send + 'static>(
-    mut rx: mpsc::Receiver<T>,
-) -> impl futures_util::Stream<Item = T> {
-    futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use super::response::{self, OaiBody};
 use super::token::Token;
 use super::{Pairs, Repository};
 use crate::formats::{Fetched, Format};
-use crate::index::{Entry, Filter, Key};
+use crate::index::{Entry, Filter, Key, View};
 use crate::xml::Xml;
 
 /// The state of a list request, fresh or resumed.
@@ -33,11 +33,14 @@ pub(super) fn list(
     verb: Verb,
     args: ListArgs,
 ) -> Result<Response<OaiBody>, OaiError> {
+    // One view for the page and its count, dated before it is read: a version stored after it
+    // gets a later datestamp than this response's date (see the index's datestamp rule).
+    let view = repo.index.view();
     let state = match args {
         ListArgs::Resume(t) => resume(repo, &t, verb)?,
-        ListArgs::Select(sel) => select(repo, sel)?,
+        ListArgs::Select(sel) => select(repo, &view, sel)?,
     };
-    let candidates = repo.index.page(
+    let candidates = view.page(
         &state.filter,
         state.after.as_ref(),
         repo.config.page_size + 1,
@@ -52,7 +55,8 @@ pub(super) fn list(
     }
     let page: Vec<Arc<Entry>> = candidates[..taken].to_vec();
     let next = (candidates.len() > taken).then(|| next_token(verb, &state, &page));
-    let mut x = response::open(&repo.base_url, pairs);
+    let mut x = response::open_at(&repo.base_url, pairs, view.date);
+    drop(view);
     x.start(verb.as_str(), &[]);
     let tail = move |repo: &Repository, x: &mut Xml| {
         write_token(
@@ -181,7 +185,7 @@ fn resume(repo: &Repository, token: &str, verb: Verb) -> Result<ListState, OaiEr
     })
 }
 
-fn select(repo: &Repository, sel: Selection) -> Result<ListState, OaiError> {
+fn select(repo: &Repository, view: &View<'_>, sel: Selection) -> Result<ListState, OaiError> {
     let format = repo.format(&sel.metadata_prefix).ok_or_else(|| {
         OaiError::new(
             ErrorCode::CannotDisseminateFormat,
@@ -203,7 +207,7 @@ fn select(repo: &Repository, sel: Selection) -> Result<ListState, OaiError> {
             "no such set in this repository",
         ));
     }
-    let size = repo.index.count(&filter);
+    let size = view.count(&filter);
     if size == 0 {
         return Err(OaiError::new(
             ErrorCode::NoRecordsMatch,

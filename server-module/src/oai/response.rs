@@ -17,12 +17,17 @@ pub(crate) type OaiBody = http_body_util::combinators::UnsyncBoxBody<Bytes, BoxE
 /// The Content-Type of every OAI-PMH response.
 pub(crate) const TEXT_XML: &str = "text/xml; charset=UTF-8";
 
-/// Frames are sent once this many bytes are buffered.
-const FRAME: usize = 64 * 1024;
+/// Frames are sent once this many bytes are buffered (a few Base64 runs: fewer, larger writes).
+pub(crate) const FRAME: usize = 256 * 1024;
 
 /// Opens the envelope: declaration, root element, responseDate and the request element.
 /// `echo` holds the arguments to repeat as attributes (none for badVerb and badArgument).
 pub(crate) fn open(base_url: &str, echo: &[(String, String)]) -> Xml {
+    open_at(base_url, echo, Datestamp::now())
+}
+
+/// [`open`] with the response date `date` (a list's: the date of the index view it reads).
+pub(crate) fn open_at(base_url: &str, echo: &[(String, String)], date: Datestamp) -> Xml {
     let mut x = Xml::new();
     x.declaration();
     let schema_location = format!("{} {}", ns::OAI_PMH, ns::OAI_PMH_XSD);
@@ -34,7 +39,7 @@ pub(crate) fn open(base_url: &str, echo: &[(String, String)]) -> Xml {
             ("xsi:schemaLocation", &schema_location),
         ],
     );
-    x.leaf("responseDate", &[], &Datestamp::now().to_string());
+    x.leaf("responseDate", &[], &date.to_string());
     let attrs: Vec<(&str, &str)> = echo.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     x.leaf("request", &attrs, base_url);
     x
@@ -120,7 +125,8 @@ impl Sink {
     }
 
     async fn send(&mut self) -> Result<(), Halt> {
-        let bytes = self.xml.take();
+        // The next frame's buffer is allocated once, at its full size.
+        let bytes = self.xml.take_leaving(FRAME + FRAME / 2);
         self.tx.send(Ok(bytes)).await.map_err(|_| Halt::Gone)
     }
 

@@ -29,7 +29,11 @@ pub(super) fn identify(repo: &Repository, pairs: &Pairs) -> Response<OaiBody> {
     x.leaf(
         "deletedRecord",
         &[],
-        if c.deleted_records { "transient" } else { "no" },
+        match (c.deleted_records, repo.index.is_persistent()) {
+            (false, _) => "no",
+            (true, true) => "persistent",
+            (true, false) => "transient",
+        },
     );
     x.leaf("granularity", &[], Granularity::Seconds.as_str());
     x.end("Identify");

@@ -72,6 +72,16 @@ pub(crate) fn split_lines(text: &[u8], names: &[String]) -> Vec<Vec<u8>> {
     out
 }
 
+/// The output of a `lines-batch` run: line `i` (with its newline) for file `i`, if there are
+/// exactly `n` lines (else the output cannot be attributed, and each file is run on its own).
+pub(crate) fn split_ordered_lines(text: &[u8], n: usize) -> Option<Vec<Vec<u8>>> {
+    let lines: Vec<Vec<u8>> = text
+        .split_inclusive(|&b| b == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect();
+    (lines.len() == n).then_some(lines)
+}
+
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
@@ -107,6 +117,14 @@ mod tests {
             .unwrap()
             .contains("Well-Formed and valid"));
         assert!(docs[2].is_none());
+    }
+
+    #[test]
+    fn ordered_lines_per_file() {
+        let out = b"JPEG image data\nERROR: cannot stat `x'\nempty\n";
+        let parts = split_ordered_lines(out, 3).unwrap();
+        assert_eq!(parts[1], b"ERROR: cannot stat `x'\n");
+        assert!(split_ordered_lines(out, 2).is_none());
     }
 
     #[test]

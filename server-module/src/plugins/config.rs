@@ -25,6 +25,7 @@ pub(crate) struct Settings {
     pub(crate) timeout_secs: Option<Spanned<u64>>,
     pub(crate) max_output_bytes: Option<Spanned<usize>>,
     pub(crate) nice: Option<Spanned<i64>>,
+    pub(crate) cpu_class: Option<Spanned<String>>,
     pub(crate) io_class: Option<Spanned<String>>,
     pub(crate) cpu_secs: Option<Spanned<u64>>,
     pub(crate) memory_mb: Option<Spanned<u64>>,

@@ -25,8 +25,8 @@ use super::stage::{expand, Stage};
 use super::status::{is_past_a_limit, note, Cached, Status};
 use super::subject::Subject;
 
-/// Files per JHOVE or FIDO process.
-const BATCH: usize = 64;
+/// Files per batch process (JHOVE, FIDO, `file`): a whole default page of 100 in one.
+const BATCH: usize = 128;
 /// stderr kept per run.
 const MAX_STDERR: usize = 64 * 1024;
 /// The contract of the process-limit semaphore, for its `expect`.
@@ -164,7 +164,7 @@ impl Dispatcher {
                 }
                 out
             }
-            Kind::JhoveBatch(argv) | Kind::FidoBatch(argv) => {
+            Kind::JhoveBatch(argv) | Kind::FidoBatch(argv) | Kind::LinesBatch(argv) => {
                 let mut out = Vec::with_capacity(files.len());
                 for chunk in files.chunks(BATCH) {
                     out.extend(self.run_batch(p, argv, chunk, stage).await);
@@ -216,7 +216,15 @@ impl Dispatcher {
             max_stderr: MAX_STDERR,
         };
         let outcome = self.run(&expand(argv, &paths), &limits).await;
-        if files.len() > 1 && is_past_a_limit(&outcome.ended) {
+        let lines = match &p.kind {
+            Kind::LinesBatch(_) => batch::split_ordered_lines(&outcome.stdout, files.len()),
+            _ => None,
+        };
+        if let Some(lines) = lines {
+            return self.per_line(p, &outcome, lines);
+        }
+        let unsplittable = matches!(p.kind, Kind::LinesBatch(_));
+        if files.len() > 1 && (unsplittable || is_past_a_limit(&outcome.ended)) {
             let mut out = Vec::with_capacity(paths.len());
             for path in paths {
                 out.push(self.run_once(p, expand(argv, &[path])).await);
@@ -225,6 +233,28 @@ impl Dispatcher {
         }
         let names: Vec<String> = files.iter().map(|&i| stage.name(i)).collect();
         self.split_batch(p, outcome, &names)
+    }
+
+    /// The results of a `lines-batch` run: each file's line, an error where it says `ERROR:`.
+    fn per_line(&self, p: &Plugin, outcome: &Outcome, lines: Vec<Vec<u8>>) -> Vec<Cached> {
+        let per = outcome.duration / lines.len().max(1) as u32;
+        lines
+            .into_iter()
+            .map(|line| {
+                let code = if line.starts_with(b"ERROR:") { 1 } else { 0 };
+                let one = Outcome {
+                    ended: match outcome.ended {
+                        Ended::Exited(Some(_)) => Ended::Exited(Some(code)),
+                        ref other => other.clone(),
+                    },
+                    stdout: line,
+                    stderr: Vec::new(),
+                    truncated: outcome.truncated,
+                    duration: per,
+                };
+                self.to_cached(p, one)
+            })
+            .collect()
     }
 
     /// The result of each of the files `names` from one batch run's `outcome`.

@@ -6,10 +6,14 @@
 //! their pid and process group (and so is still killed with its group):
 //!
 //! ```text
-//! nice -n 10 ionice -c 2 -n 7 prlimit --cpu=300:305 --data=2147483648 -- TOOL ARGS…
+//! chrt --idle 0 nice -n 10 ionice -c 2 -n 7 prlimit --cpu=300:305 --data=2147483648 -- TOOL ARGS…
 //! ```
 //!
-//! - `nice` (coreutils): CPU scheduling priority, so visitors' requests come first;
+//! - `chrt` (util-linux): the `SCHED_IDLE` policy, under which a tool runs only on a core that
+//!   nothing else wants: the server's own threads (plain `SCHED_OTHER`) always win, however many
+//!   tools run, where a niced tool still takes a share of a busy core (nice 10 is about 10 %
+//!   against nice 0, each);
+//! - `nice` (coreutils): CPU scheduling priority, for `cpu-class = "normal"`;
 //! - `ionice` (util-linux): I/O scheduling class;
 //! - `prlimit` (util-linux): `RLIMIT_CPU` (soft limit: SIGXCPU; the hard limit 5 s later: SIGKILL)
 //!   and `RLIMIT_DATA`, which bounds the memory a process can actually write to. `RLIMIT_AS` would
@@ -29,6 +33,15 @@ const DEFAULT_MEMORY_MB: u64 = 2048;
 /// Seconds between the CPU soft limit (SIGXCPU) and the hard limit (SIGKILL).
 const CPU_HARD_MARGIN: u64 = 5;
 
+/// The CPU scheduling class of tool processes (`cpu-class`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CpuClass {
+    /// `SCHED_OTHER`, weighted by `nice`.
+    Normal,
+    /// `SCHED_IDLE`: only CPU time no one else wants.
+    Idle,
+}
+
 /// The I/O scheduling class of tool processes (`io-class`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum IoClass {
@@ -45,6 +58,9 @@ pub(crate) enum IoClass {
 pub(crate) struct Isolation {
     /// The argv put before every tool's argv; empty when nothing is changed.
     prefix: Vec<OsString>,
+    /// How many of `prefix`'s arguments set the CPU class (`chrt --idle 0`): left out for the
+    /// version commands at start-up, which would otherwise wait on a busy machine.
+    cpu_args: usize,
     /// `RLIMIT_CPU` soft limit, seconds.
     pub(crate) cpu_secs: Option<u64>,
     /// `RLIMIT_DATA`, MiB.
@@ -60,6 +76,17 @@ impl Isolation {
             }
             Some(n) => *n.get_ref() as u64,
             None => DEFAULT_NICE,
+        };
+        let cpu_class = match s
+            .cpu_class
+            .as_ref()
+            .map(|c| (c.get_ref().as_str(), c.span()))
+        {
+            None | Some(("idle", _)) => CpuClass::Idle,
+            Some(("normal", _)) => CpuClass::Normal,
+            Some((_, span)) => {
+                return Err(src.invalid(span, "cpu-class", "must be \"idle\" or \"normal\""))
+            }
         };
         let io_class = match s
             .io_class
@@ -93,14 +120,25 @@ impl Isolation {
         }
         let mut prefix = Vec::new();
         let program = |name: &str, key: &str, span: Option<std::ops::Range<usize>>| {
+            let off = match key {
+                "io-class" => "\"none\"",
+                "cpu-class" => "\"normal\"",
+                _ => "0",
+            };
             find_program(name).ok_or_else(|| {
                 src.invalid(
                     span.unwrap_or(0..0),
                     key,
-                    format!("the program {name} is not on PATH (Debian: coreutils, util-linux); set {key} = {} to do without", if key == "io-class" { "\"none\"" } else { "0" }),
+                    format!("the program {name} is not on PATH (Debian: coreutils, util-linux); set {key} = {off} to do without"),
                 )
             })
         };
+        if cpu_class == CpuClass::Idle {
+            let span = s.cpu_class.as_ref().map(|c| c.span());
+            prefix.push(program("chrt", "cpu-class", span)?.into());
+            prefix.extend(["--idle".into(), "0".into()]);
+        }
+        let cpu_args = prefix.len();
         if nice > 0 {
             prefix.push(program("nice", "nice", s.nice.as_ref().map(|n| n.span()))?.into());
             prefix.extend(["-n".into(), nice.to_string().into()]);
@@ -133,6 +171,7 @@ impl Isolation {
         }
         Ok(Isolation {
             prefix,
+            cpu_args,
             cpu_secs,
             memory_mb,
         })
@@ -142,6 +181,15 @@ impl Isolation {
     pub(crate) fn wrap(&self, argv: &[OsString]) -> Vec<OsString> {
         let mut out = Vec::with_capacity(self.prefix.len() + argv.len());
         out.extend_from_slice(&self.prefix);
+        out.extend_from_slice(argv);
+        out
+    }
+
+    /// The argv that starts a version command: as [`Isolation::wrap`], but in the normal CPU
+    /// class, so that the start-up's probes finish on a busy machine too (they run once).
+    pub(crate) fn wrap_probe(&self, argv: &[OsString]) -> Vec<OsString> {
+        let mut out = Vec::with_capacity(self.prefix.len() + argv.len());
+        out.extend_from_slice(&self.prefix[self.cpu_args..]);
         out.extend_from_slice(argv);
         out
     }
@@ -195,13 +243,18 @@ mod tests {
     }
 
     #[test]
-    fn defaults_wrap_tools_in_nice_ionice_and_prlimit() {
+    fn defaults_wrap_tools_in_chrt_nice_ionice_and_prlimit() {
         let iso = from("").unwrap();
         let argv = iso.wrap(&["tool".into(), "x".into()]);
         let text: Vec<String> = argv
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
+        assert!(text[0].ends_with("/chrt"), "{text:?}");
+        assert_eq!(text[1..3], ["--idle", "0"]);
+        let probe = iso.wrap_probe(&["tool".into()]);
+        assert!(probe[0].to_string_lossy().ends_with("/nice"), "{probe:?}");
+        let text = &text[3..];
         assert!(text[0].ends_with("/nice"), "{text:?}");
         assert_eq!(text[1..3], ["-n", "10"]);
         assert!(text[3].ends_with("/ionice"), "{text:?}");
@@ -215,7 +268,7 @@ mod tests {
 
     #[test]
     fn everything_off_is_no_wrapper() {
-        let iso = from("[settings]\nnice = 0\nio-class = \"none\"\ncpu-secs = 0\nmemory-mb = 0\n")
+        let iso = from("[settings]\ncpu-class = \"normal\"\nnice = 0\nio-class = \"none\"\ncpu-secs = 0\nmemory-mb = 0\n")
             .unwrap();
         assert_eq!(iso.wrap(&["tool".into()]), [OsString::from("tool")]);
         assert_eq!(iso.describe(), "none");
@@ -227,6 +280,7 @@ mod tests {
             ("[settings]\nnice = 20\n", "nice"),
             ("[settings]\nnice = -1\n", "nice"),
             ("[settings]\nio-class = \"realtime\"\n", "io-class"),
+            ("[settings]\ncpu-class = \"realtime\"\n", "cpu-class"),
             (
                 "[settings]\nmemory-mb = 18446744073709551615\n",
                 "memory-mb",

@@ -21,9 +21,13 @@ pub(crate) struct PluginResult {
     pub(crate) label: String,
     pub(crate) version: String,
     pub(crate) command: String,
-    pub(crate) output_kind: OutputKind,
     pub(crate) cached: bool,
     pub(crate) run: Cached,
+    /// For `xml` output: where in stdout the one root element lies, if the output can be
+    /// embedded as XML (checked once, when the result is made).
+    pub(crate) xml_root: Option<std::ops::Range<usize>>,
+    /// The `crate:plugin` element of this result, once written.
+    pub(crate) element: std::sync::OnceLock<bytes::Bytes>,
 }
 
 /// One plugin, ready to run.
@@ -68,13 +72,21 @@ impl Loaded {
     /// `run` labelled as this plugin's; `cached` if it came from the cache.
     pub(crate) fn result(&self, run: Cached, cached: bool) -> Arc<PluginResult> {
         let p = &self.plugin;
+        let xml_root = (p.output == OutputKind::Xml)
+            .then(|| crate::formats::embeddable(&run.stdout))
+            .flatten()
+            .map(|root| {
+                let start = root.as_ptr() as usize - run.stdout.as_ptr() as usize;
+                start..start + root.len()
+            });
         Arc::new(PluginResult {
             label: p.label.clone(),
             version: self.version.clone(),
             command: p.command_line(),
-            output_kind: p.output,
             cached,
             run,
+            xml_root,
+            element: std::sync::OnceLock::new(),
         })
     }
 }

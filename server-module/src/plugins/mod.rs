@@ -16,6 +16,7 @@ mod config;
 mod digest;
 mod dispatch;
 pub(crate) mod exiftool;
+mod hot;
 mod isolate;
 mod loaded;
 mod probe;
@@ -33,7 +34,6 @@ use std::sync::{Arc, OnceLock};
 
 pub use config::PluginsError;
 pub(crate) use loaded::PluginResult;
-pub(crate) use registry::OutputKind;
 pub use report::{PluginCheck, PluginStatus};
 pub use run::Ended;
 pub(crate) use subject::Subject;
@@ -42,6 +42,7 @@ pub use tool::{ToolRun, ToolRunner};
 use cache::Cache;
 use dispatch::{Dispatcher, Fresh, Pending};
 use exiftool::ExifTool;
+use hot::Hot;
 use loaded::{Loaded, LoadedPlugins, PluginId};
 use registry::Registry;
 use status::{note, Status};
@@ -59,6 +60,8 @@ struct Inner {
     max_processes: usize,
     plugins: LoadedPlugins,
     cache: Cache,
+    /// Results already read or run, in memory.
+    hot: Hot,
     dispatcher: Dispatcher,
     /// The server's metrics, once it has some.
     metrics: OnceLock<crate::observe::PluginMetrics>,
@@ -108,6 +111,7 @@ impl Plugins {
             max_processes,
             plugins,
             cache,
+            hot: Hot::new(),
             dispatcher,
             metrics: OnceLock::new(),
         };
@@ -209,7 +213,7 @@ impl Plugins {
             let mut row = Vec::new();
             for (id, l) in inner.plugins.applicable(&s.mime) {
                 let metrics = inner.metrics.get();
-                match known(&inner.cache, l, s, identity) {
+                match known(&inner.cache, &inner.hot, l, s, identity) {
                     Some(result) => {
                         if let (Some(m), true) = (metrics, result.cached) {
                             m.cache(&l.plugin.label, true);
@@ -239,7 +243,9 @@ impl Plugins {
                 m.run(&l.plugin.label, f.run.status.as_str(), f.run.duration_ms);
             }
             if f.run.status.is_cacheable() {
-                inner.cache.put(&l.key(&identities[f.subject]), &f.run);
+                let key = l.key(&identities[f.subject]);
+                inner.cache.put(&key, &f.run);
+                inner.hot.put(key, l.result(f.run.clone(), true));
             }
             let slot = rows[f.subject]
                 .iter_mut()
@@ -261,10 +267,23 @@ impl Plugins {
 
 /// Plugin `l`'s result for subject `s` if it needs no run: cached, or skipped (and then cached)
 /// because the file is larger than the plugin takes.
-fn known(cache: &Cache, l: &Loaded, s: &Subject, identity: &[u8]) -> Option<Arc<PluginResult>> {
+fn known(
+    cache: &Cache,
+    hot: &Hot,
+    l: &Loaded,
+    s: &Subject,
+    identity: &[u8],
+) -> Option<Arc<PluginResult>> {
     let key = l.key(identity);
+    if let Some(r) = hot.get(&key) {
+        return Some(r);
+    }
     match (cache.get(&key), l.plugin.max_input) {
-        (Some(c), _) => Some(l.result(c, true)),
+        (Some(c), _) => {
+            let r = l.result(c, true);
+            hot.put(key, r.clone());
+            Some(r)
+        }
         (None, Some(max)) if s.size > max => {
             let c = note(
                 Status::Skipped,

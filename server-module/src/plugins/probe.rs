@@ -86,7 +86,7 @@ async fn version_of(
         max_stdout: MAX_VERSION_OUTPUT,
         max_stderr: MAX_VERSION_OUTPUT,
     };
-    let o = run::run(&isolation.wrap(&argv_os), None, &limits, permits).await;
+    let o = run::run(&isolation.wrap_probe(&argv_os), None, &limits, permits).await;
     match (
         &o.ended,
         first_line(&o.stdout).or_else(|| first_line(&o.stderr)),

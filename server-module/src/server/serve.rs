@@ -46,7 +46,10 @@ pub async fn serve(
     let (grace, header_timeout) = (config.shutdown_grace, config.header_timeout);
     let slots = Arc::new(Semaphore::new(config.max_connections));
     let plugins = config.plugins.clone();
+    let mut config = config;
+    config.standalone = true;
     let layer = OaiPmhLayer::new(config);
+    layer.open_index().map_err(std::io::Error::other)?;
     let shared = layer.shared.clone();
     let config = &layer.shared.config;
     let observer = observe::observer(config, Box::new(move || shared.index_stats()))?;

@@ -6,5 +6,6 @@
 //! sockets and anything outside the root get 404 before a file is opened.
 
 mod service;
+mod small;
 
 pub use service::{SiteBody, SiteService};

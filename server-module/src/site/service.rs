@@ -20,6 +20,9 @@ use crate::fetch::BoxError;
 use crate::index::{is_visible, regular_file_meta};
 use crate::own::OwnFiles;
 
+/// Bytes per read of a file being sent.
+const READ_CHUNK: usize = 256 * 1024;
+
 /// The body of [`SiteService`] responses.
 pub type SiteBody = UnsyncBoxBody<Bytes, BoxError>;
 
@@ -136,11 +139,19 @@ impl SiteService {
             return res;
         }
         let path = req.uri().path().to_owned();
+        let plain = super::small::is_plain(req.method(), req.headers());
         let found = tokio::task::spawn_blocking(move || {
-            self.resolve(&path)
-                .map(|(p, m)| (p.clone(), m, crate::mime::detect(&p)))
+            self.resolve(&path).map(|(p, m)| {
+                let mime = crate::mime::detect(&p);
+                let body = if plain {
+                    super::small::read(&p, &m)
+                } else {
+                    None
+                };
+                (p, m, mime, body)
+            })
         });
-        let Ok(Some((file, meta, mime))) = found.await else {
+        let Ok(Some((file, meta, mime, body))) = found.await else {
             return status(StatusCode::NOT_FOUND);
         };
         let etag = etag(&meta);
@@ -165,6 +176,9 @@ impl SiteService {
             }
             return res;
         }
+        if let Some(bytes) = body {
+            return super::small::response(bytes, &mime, &etag, &meta);
+        }
         serve_file(&file, &mime, &etag, req).await
     }
 }
@@ -186,6 +200,9 @@ async fn serve_file<B: Send + 'static>(
             .parse()
             .unwrap_or(mime_guess::mime::APPLICATION_OCTET_STREAM),
     )
+    // Large reads: each read is a hop to a blocking thread (tokio's files), and oai_didl encodes
+    // whole frames at once.
+    .with_buf_chunk_size(READ_CHUNK)
     .oneshot(req)
     .await;
     let mut res = res.map(|b| b.map_err(BoxError::from).boxed_unsync());

@@ -79,15 +79,20 @@ pub(crate) enum Kind {
     JhoveBatch(Vec<String>),
     /// Many files per process, CSV lines naming each path; the argv holds `{paths}`.
     FidoBatch(Vec<String>),
+    /// Many files per process, one line of output per file in argument order (`file -b`); a
+    /// line starting with `ERROR:` is that file's error. The argv holds `{paths}`.
+    LinesBatch(Vec<String>),
 }
 
 impl Kind {
     pub(crate) fn argv(&self) -> Option<&[String]> {
         match self {
             Kind::Builtin(_) => None,
-            Kind::Process(a) | Kind::ExifTool(a) | Kind::JhoveBatch(a) | Kind::FidoBatch(a) => {
-                Some(a)
-            }
+            Kind::Process(a)
+            | Kind::ExifTool(a)
+            | Kind::JhoveBatch(a)
+            | Kind::FidoBatch(a)
+            | Kind::LinesBatch(a) => Some(a),
         }
     }
 
@@ -98,6 +103,7 @@ impl Kind {
             Kind::ExifTool(_) => "exiftool",
             Kind::JhoveBatch(_) => "jhove-batch",
             Kind::FidoBatch(_) => "fido-batch",
+            Kind::LinesBatch(_) => "lines-batch",
         }
     }
 }
@@ -325,11 +331,12 @@ fn kind(src: &Source<'_>, e: &Entry) -> Result<Kind, PluginsError> {
                 Some(("exiftool", _)) => ("{path}", Kind::ExifTool),
                 Some(("jhove-batch", _)) => ("{paths}", Kind::JhoveBatch),
                 Some(("fido-batch", _)) => ("{paths}", Kind::FidoBatch),
+                Some(("lines-batch", _)) => ("{paths}", Kind::LinesBatch),
                 Some((_, span)) => {
                     return Err(src.invalid(
                         span,
                         "runner",
-                        "must be process, exiftool, jhove-batch or fido-batch",
+                        "must be process, exiftool, jhove-batch, fido-batch or lines-batch",
                     ))
                 }
             };

@@ -1,0 +1,79 @@
+//! The first index of a site, loaded in bulk: `records` is written as the walk produces it (in
+//! key order), `order` and `sets` are sorted externally and written at the end, each as sorted
+//! tables (the store's ingestion), never a million single inserts. The catalog, marked complete,
+//! is written last: a first index cut short (a crash, a `kill -9`) is started again from nothing
+//! at the next start.
+
+use std::sync::Arc;
+
+use modoai_protocol::Datestamp;
+
+use super::catalog::{self, Catalog};
+use super::codec::{self, Record};
+use super::entry::Stamp;
+use super::sort::Sorter;
+use super::store::Index;
+
+/// A file found by the first index, with the type it is served as.
+pub(super) struct Found {
+    pub(super) path: Arc<str>,
+    pub(super) stamp: Stamp,
+    pub(super) mtime: Datestamp,
+    pub(super) mime: String,
+}
+
+/// Why the first index could not be stored.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum BulkError {
+    #[error("the store failed: {0}")]
+    Store(#[from] fjall::Error),
+    #[error("the sort of the index failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Stores `found` (in ascending path order) as the first index, with each file's mtime as its
+/// datestamp, and publishes the catalog. Runs on a blocking thread.
+pub(super) fn load(index: &Index, found: impl Iterator<Item = Found>) -> Result<(), BulkError> {
+    let mut catalog = Catalog::default();
+    let mut order = Sorter::new(index.folder())?;
+    let mut sets = Sorter::new(index.folder())?;
+    let mut records = index.ks.records.start_ingestion()?;
+    let mut last: Option<Arc<str>> = None;
+    for f in found {
+        if last.as_deref().is_some_and(|l| l >= &*f.path) {
+            tracing::warn!(path = %f.path, "the walk returned a path out of order; left for the next rescan");
+            continue;
+        }
+        let id = catalog.intern(&f.mime);
+        let rec = Record {
+            datestamp: f.mtime,
+            mime: id,
+            stamp: f.stamp,
+            deleted: false,
+        };
+        records.write(f.path.as_bytes(), rec.encode().to_vec())?;
+        order.push(&codec::order_key(f.mtime, &f.path))?;
+        sets.push(&codec::set_key(id, f.mtime, &f.path))?;
+        catalog.count(id, 1);
+        catalog.live += 1;
+        last = Some(f.path);
+    }
+    records.finish()?;
+    ingest(&index.ks.order, order)?;
+    ingest(&index.ks.sets, sets)?;
+    catalog.complete = true;
+    index.ks.meta.insert(catalog::KEY, catalog.encode())?;
+    index.sync();
+    index.publish(catalog);
+    Ok(())
+}
+
+/// Writes the sorted keys of `sorter` into the empty keyspace `space`.
+fn ingest(space: &fjall::Keyspace, sorter: Sorter) -> Result<(), BulkError> {
+    let mut ing = space.start_ingestion()?;
+    for key in sorter.finish()? {
+        ing.write(key?, [])?;
+    }
+    ing.finish()?;
+    Ok(())
+}

@@ -1,0 +1,232 @@
+//! Reading the index: a [`View`] is one consistent snapshot of the store with the catalog of the
+//! same moment and the response date that goes with it (see `Index::visibility`).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use fjall::{Keyspace, Readable, Snapshot};
+use modoai_protocol::setspec::MIME_ROOT;
+use modoai_protocol::Datestamp;
+
+use super::catalog::Catalog;
+use super::codec::{self, ChangeKind, Record, DS};
+use super::store::Index;
+use super::{Entry, Filter, Key};
+
+/// One change of the index's change log: what happened to a file, when
+/// ([`crate::OaiPmh::changes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Change {
+    /// When: the datestamp of the new version, or of the deletion.
+    pub datestamp: Datestamp,
+    /// Its place in the log, increasing with every change the index stores; with the datestamp,
+    /// where the next call continues.
+    pub seq: u64,
+    /// Created, updated or deleted.
+    pub kind: ChangeKind,
+    /// The URL path of the file, relative to the site root, percent-encoded (as in identifiers).
+    pub path: String,
+}
+
+/// A consistent view of the index.
+pub(crate) struct View<'a> {
+    index: &'a Index,
+    snap: Snapshot,
+    catalog: Arc<Catalog>,
+    /// The response date of a request answered from this view.
+    pub(crate) date: Datestamp,
+}
+
+impl Index {
+    /// A consistent view, dated.
+    pub(crate) fn view(&self) -> View<'_> {
+        let (date, (snap, catalog)) = self.dated(|| (self.db.snapshot(), self.catalog()));
+        View {
+            index: self,
+            snap,
+            catalog,
+            date,
+        }
+    }
+
+    /// The record whose URL path (relative to the site root, percent-encoded) is `path`.
+    pub(crate) fn get(&self, path: &str) -> Option<Arc<Entry>> {
+        self.view().get(path)
+    }
+
+    /// The lowest datestamp of any record, deleted ones included.
+    pub(crate) fn earliest(&self) -> Option<Datestamp> {
+        let snap = self.db.snapshot();
+        let first = snap.first_key_value(&self.ks.order)?;
+        first.key().ok().map(|k| codec::ds_from(&k))
+    }
+
+    /// Up to `limit` changes with datestamps from `from` to `until` (inclusive), after the change
+    /// `after` (a datestamp and sequence number from an earlier call), in datestamp order: the
+    /// change log of the index since its first index was complete (what that first index found is
+    /// the baseline, listed by the records themselves).
+    pub(crate) fn changes(
+        &self,
+        from: Option<Datestamp>,
+        until: Option<Datestamp>,
+        after: Option<(Datestamp, u64)>,
+        limit: usize,
+    ) -> Vec<Change> {
+        let lower = match (after, from) {
+            (Some((d, seq)), _) => Bound::Excluded(codec::change_key(d, seq).to_vec()),
+            (None, Some(f)) => Bound::Included(codec::ds_bytes(f).to_vec()),
+            (None, None) => Bound::Unbounded,
+        };
+        let upper = until.map_or(Bound::Unbounded, |u| {
+            Bound::Excluded(codec::ds_bytes(u.plus(1)).to_vec())
+        });
+        let snap = self.db.snapshot();
+        snap.range(&self.ks.changes, (lower, upper))
+            .filter_map(|g| g.into_inner().ok())
+            .filter_map(|(k, v)| {
+                let (seq, kind, path) = codec::decode_change(&k, &v)?;
+                let datestamp = codec::ds_from(&k);
+                Some(Change {
+                    datestamp,
+                    seq,
+                    kind,
+                    path,
+                })
+            })
+            .take(limit)
+            .collect()
+    }
+}
+
+impl Index {
+    /// The paths of every deletion record.
+    pub(super) fn deleted_paths(&self) -> Vec<Arc<str>> {
+        let snap = self.db.snapshot();
+        snap.iter(&self.ks.records)
+            .filter_map(|g| g.into_inner().ok())
+            .filter(|(_, v)| Record::decode(v).is_some_and(|r| r.deleted))
+            .filter_map(|(k, _)| std::str::from_utf8(&k).ok().map(Arc::from))
+            .collect()
+    }
+}
+
+impl View<'_> {
+    /// The record at `path`.
+    pub(crate) fn get(&self, path: &str) -> Option<Arc<Entry>> {
+        let bytes = self.snap.get(&self.index.ks.records, path).ok()??;
+        let r = Record::decode(&bytes)?;
+        Some(Arc::new(Entry {
+            path: Arc::from(path),
+            datestamp: r.datestamp,
+            mime: self.catalog.mime(r.mime),
+            stamp: r.stamp,
+            deleted: r.deleted,
+        }))
+    }
+
+    /// Up to `limit` records matching `filter` that follow `after` in the stable order.
+    pub(crate) fn page(
+        &self,
+        filter: &Filter,
+        after: Option<&Key>,
+        limit: usize,
+    ) -> Vec<Arc<Entry>> {
+        self.keys(filter, after)
+            .filter_map(|k| {
+                let path = codec::path_of_order_key(&k)?;
+                self.get(path).filter(|e| e.datestamp == codec::ds_from(&k))
+            })
+            .take(limit)
+            .collect()
+    }
+
+    /// How many records match `filter`: from the catalog when no dates bound the list (the
+    /// first page of a full harvest of a million files answers without walking them), by a walk
+    /// of the range otherwise.
+    pub(crate) fn count(&self, filter: &Filter) -> u64 {
+        if filter.from.is_some() || filter.until.is_some() {
+            return self.keys(filter, None).count() as u64;
+        }
+        match filter.set.as_ref().map(|s| s.as_str()) {
+            None | Some(MIME_ROOT) => self.catalog.total(),
+            Some(spec) => self.catalog.total_of(&self.catalog.ids_in(spec)),
+        }
+    }
+
+    /// The `order` keys (datestamp, path) matching `filter` after `after`, in order. A set
+    /// filter walks the set's MIME types' ranges of `sets` together, so a page of a rare set
+    /// never visits the rest of the site.
+    fn keys<'b>(
+        &'b self,
+        filter: &Filter,
+        after: Option<&Key>,
+    ) -> Box<dyn Iterator<Item = Vec<u8>> + 'b> {
+        let ks = &self.index.ks;
+        match filter.set.as_ref().map(|s| s.as_str()) {
+            None | Some(MIME_ROOT) => Box::new(self.range(&ks.order, &[], None, filter, after)),
+            Some(spec) => {
+                let ranges: Vec<_> = self
+                    .catalog
+                    .ids_in(spec)
+                    .into_iter()
+                    .map(|id| {
+                        let prefix = id.to_be_bytes();
+                        let next = (u64::from(id) + 1).to_be_bytes();
+                        self.range(&ks.sets, &prefix, Some(&next[4..]), filter, after)
+                            .map(|k| k[4..].to_vec())
+                    })
+                    .collect();
+                Box::new(merge(ranges))
+            }
+        }
+    }
+
+    /// The keys of `space` under `prefix` (before `next`, the prefix after it) within the dates
+    /// of `filter`, after `after`.
+    fn range<'b>(
+        &'b self,
+        space: &Keyspace,
+        prefix: &[u8],
+        next: Option<&[u8]>,
+        filter: &Filter,
+        after: Option<&Key>,
+    ) -> impl Iterator<Item = Vec<u8>> + 'b {
+        let with = |tail: &[u8]| [prefix, tail].concat();
+        let lower = match (after, filter.from) {
+            (Some((d, p)), _) => Bound::Excluded(with(&codec::order_key(*d, p))),
+            (None, Some(from)) => Bound::Included(with(&codec::ds_bytes(from))),
+            (None, None) => Bound::Included(prefix.to_vec()),
+        };
+        let upper = match (filter.until, next) {
+            (Some(u), _) => Bound::Excluded(with(&codec::ds_bytes(u.plus(1)))),
+            (None, Some(n)) => Bound::Excluded(n.to_vec()),
+            (None, None) => Bound::Unbounded,
+        };
+        self.snap
+            .range(space, (lower, upper))
+            .filter_map(|g| g.key().ok())
+            .filter(|k| k.len() > DS)
+            .map(|k| k.to_vec())
+    }
+}
+
+/// The keys of several sorted iterators, merged in order.
+fn merge<'b>(iters: Vec<impl Iterator<Item = Vec<u8>> + 'b>) -> impl Iterator<Item = Vec<u8>> + 'b {
+    let mut iters: Vec<_> = iters.into_iter().collect();
+    let mut heap = BinaryHeap::new();
+    for (i, it) in iters.iter_mut().enumerate() {
+        if let Some(k) = it.next() {
+            heap.push(Reverse((k, i)));
+        }
+    }
+    std::iter::from_fn(move || {
+        let Reverse((k, i)) = heap.pop()?;
+        if let Some(next) = iters[i].next() {
+            heap.push(Reverse((next, i)));
+        }
+        Some(k)
+    })
+}

@@ -1,0 +1,175 @@
+//! The store as a whole: bulk load, pages and counts, the datestamp rule, deletions, the change
+//! log, and a reopened store answering as before.
+
+use std::sync::Arc;
+
+use modoai_protocol::{Datestamp, SetSpec};
+
+use super::bulk::{self, Found};
+use super::entry::Stamp;
+use super::write::Op;
+use super::{ChangeKind, Filter, Index};
+
+fn stamp(n: u64) -> Stamp {
+    Stamp {
+        size: n,
+        mtime_ns: i128::from(n) * 1_000_000_000,
+        inode: n,
+    }
+}
+
+fn found(path: &str, secs: i64, mime: &str) -> Found {
+    Found {
+        path: Arc::from(path),
+        stamp: stamp(secs as u64),
+        mtime: Datestamp::from_unix(secs),
+        mime: mime.to_owned(),
+    }
+}
+
+fn filter(set: Option<&str>, from: Option<i64>) -> Filter {
+    Filter {
+        from: from.map(Datestamp::from_unix),
+        until: None,
+        set: set.and_then(SetSpec::parse),
+    }
+}
+
+fn paths(index: &Index, f: &Filter) -> Vec<String> {
+    index
+        .view()
+        .page(f, None, 1000)
+        .iter()
+        .map(|e| e.path.to_string())
+        .collect()
+}
+
+#[test]
+fn a_stored_index_pages_counts_and_keeps_its_rules_across_a_reopen() {
+    let state = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let index = Index::open(Some(state.path()), root.path()).unwrap();
+    assert!(!index.catalog().complete);
+    let files = [
+        found("a.txt", 300, "text/plain"),
+        found("b/c.jpg", 100, "image/jpeg"),
+        found("b/d.png", 200, "image/png"),
+    ];
+    bulk::load(&index, files.into_iter()).unwrap();
+    assert_eq!(
+        paths(&index, &filter(None, None)),
+        ["b/c.jpg", "b/d.png", "a.txt"],
+        "by datestamp: mtimes of the first index"
+    );
+    assert_eq!(
+        paths(&index, &filter(Some("mime:image"), None)),
+        ["b/c.jpg", "b/d.png"]
+    );
+    assert_eq!(
+        paths(&index, &filter(None, Some(150))),
+        ["b/d.png", "a.txt"]
+    );
+    let view = index.view();
+    assert_eq!(view.count(&filter(Some("mime:image:png"), None)), 1);
+    assert_eq!(view.count(&filter(None, Some(150))), 2);
+    drop(view);
+    assert_eq!(index.earliest(), Some(Datestamp::from_unix(100)));
+    assert!(
+        index.changes(None, None, None, 10).is_empty(),
+        "the first index is the baseline"
+    );
+
+    // After the first index, a file with an old mtime gets the moment it is stored.
+    let before = Datestamp::now();
+    let put = Op::Put {
+        path: Arc::from("old.txt"),
+        stamp: stamp(5),
+        mtime: Datestamp::from_unix(5),
+        mime: "text/plain".into(),
+    };
+    assert_eq!(
+        index
+            .apply(
+                vec![
+                    put.clone(),
+                    Op::Delete {
+                        path: Arc::from("a.txt")
+                    }
+                ],
+                true
+            )
+            .unwrap(),
+        2
+    );
+    assert_eq!(
+        index.apply(vec![put], true).unwrap(),
+        0,
+        "an unchanged version is no change"
+    );
+    let old = index.get("old.txt").unwrap();
+    assert!(old.datestamp >= before, "{:?}", old.datestamp);
+    let gone = index.get("a.txt").unwrap();
+    assert!(gone.deleted && gone.datestamp >= before);
+    assert_eq!(index.len(), 3);
+    let changes = index.changes(Some(before), None, None, 10);
+    let kinds: Vec<(ChangeKind, &str)> =
+        changes.iter().map(|c| (c.kind, c.path.as_str())).collect();
+    assert_eq!(kinds.len(), 2);
+    assert!(
+        kinds.contains(&(ChangeKind::Created, "old.txt"))
+            && kinds.contains(&(ChangeKind::Deleted, "a.txt"))
+    );
+    let first = &changes[0];
+    assert_eq!(
+        index
+            .changes(None, None, Some((first.datestamp, first.seq)), 10)
+            .len(),
+        1,
+        "paging after a change"
+    );
+
+    let all = paths(&index, &filter(None, None));
+    drop(index);
+    let again = Index::open(Some(state.path()), root.path()).unwrap();
+    assert!(again.catalog().complete);
+    assert_eq!(paths(&again, &filter(None, None)), all);
+    assert!(
+        again.get("a.txt").unwrap().deleted,
+        "a deletion survives the reopen"
+    );
+    assert_eq!(again.changes(None, None, None, 10).len(), 2);
+    assert_eq!(
+        again.set_specs(),
+        [
+            "mime",
+            "mime:image",
+            "mime:image:jpeg",
+            "mime:image:png",
+            "mime:text",
+            "mime:text:plain"
+        ]
+    );
+
+    // Without deletion records, a deletion forgets the record.
+    again
+        .apply(
+            vec![Op::Delete {
+                path: Arc::from("old.txt"),
+            }],
+            false,
+        )
+        .unwrap();
+    assert!(again.get("old.txt").is_none());
+    assert_eq!(again.view().count(&filter(Some("mime:text"), None)), 1);
+}
+
+#[test]
+fn an_unfinished_first_index_is_started_again() {
+    let state = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let index = Index::open(Some(state.path()), root.path()).unwrap();
+    index.ks.records.insert("half", "done").unwrap();
+    drop(index);
+    let again = Index::open(Some(state.path()), root.path()).unwrap();
+    assert!(again.ks.records.get("half").unwrap().is_none());
+}

@@ -1,0 +1,213 @@
+//! Changing the index: one atomic batch per call, with the repository's datestamp rule.
+//!
+//! **The datestamp rule.** A version found by the very first index of a site keeps its mtime as
+//! its datestamp (`bulk.rs`). Every version seen after that (a new file, a changed size, mtime
+//! or inode, a file back after a deletion, also one found by the reconciling scan after a
+//! restart) gets the later of its mtime and the moment the index stores it; a deletion gets the
+//! moment it is stored. So a file copied in with an old mtime (`cp -p`, `rsync -t`, `tar x`)
+//! still appears to the next incremental harvest, and no datestamp ever lies before the response
+//! date of a harvest that could not see it (see `Index::visibility`).
+
+use std::collections::HashMap;
+use std::sync::{Arc, PoisonError};
+
+use fjall::OwnedWriteBatch;
+use modoai_protocol::Datestamp;
+
+use super::catalog::{self, Catalog};
+use super::codec::{self, ChangeKind, Record};
+use super::entry::Stamp;
+use super::store::Index;
+
+/// One change to apply.
+#[derive(Clone, Debug)]
+pub(crate) enum Op {
+    /// The file at `path` is on disk in this version, served as `mime`.
+    Put {
+        path: Arc<str>,
+        stamp: Stamp,
+        mtime: Datestamp,
+        mime: String,
+    },
+    /// The file at `path` is gone: a deletion record replaces its record (or, without deletion
+    /// records, the record goes).
+    Delete { path: Arc<str> },
+    /// The site does not serve `path`: its record goes, with no deletion record.
+    Forget { path: Arc<str> },
+}
+
+impl Op {
+    fn path(&self) -> &Arc<str> {
+        match self {
+            Op::Put { path, .. } | Op::Delete { path } | Op::Forget { path } => path,
+        }
+    }
+}
+
+/// A batch under construction, with the catalog it will publish.
+struct Batch<'a> {
+    index: &'a Index,
+    batch: OwnedWriteBatch,
+    catalog: Catalog,
+    now: Datestamp,
+}
+
+impl Index {
+    /// Applies `ops` (the last one per path counts) in one atomic batch; returns how many
+    /// records changed. `tombstones`: whether a deletion leaves a deleted record.
+    pub(crate) fn apply(&self, ops: Vec<Op>, tombstones: bool) -> Result<usize, fjall::Error> {
+        let mut last: HashMap<Arc<str>, Op> = HashMap::with_capacity(ops.len());
+        for op in ops {
+            last.insert(op.path().clone(), op);
+        }
+        let mut work = Vec::with_capacity(last.len());
+        for (path, op) in last {
+            let old = self
+                .ks
+                .records
+                .get(path.as_bytes())?
+                .and_then(|b| Record::decode(&b));
+            if self.changes_anything(&op, old.as_ref()) {
+                work.push((op, old));
+            }
+        }
+        if work.is_empty() {
+            return Ok(0);
+        }
+        let _exclusive = self
+            .visibility
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        let mut b = Batch {
+            index: self,
+            batch: self.db.batch(),
+            catalog: (*self.catalog()).clone(),
+            now: Datestamp::now(),
+        };
+        let n = work.len();
+        for (op, old) in work {
+            b.op(op, old, tombstones);
+        }
+        let catalog = b.commit()?;
+        self.publish(catalog);
+        Ok(n)
+    }
+
+    /// False for an op that would leave the record as it is.
+    fn changes_anything(&self, op: &Op, old: Option<&Record>) -> bool {
+        match (op, old) {
+            (Op::Put { stamp, mime, .. }, Some(r)) => {
+                r.deleted || r.stamp != *stamp || *self.catalog().mime(r.mime) != **mime
+            }
+            (Op::Put { .. }, None) => true,
+            (Op::Delete { .. }, Some(r)) => !r.deleted,
+            (Op::Forget { .. }, Some(_)) => true,
+            (_, None) => false,
+        }
+    }
+}
+
+impl Batch<'_> {
+    fn op(&mut self, op: Op, old: Option<Record>, tombstones: bool) {
+        let was_live = old.is_some_and(|r| !r.deleted);
+        if let Some(r) = &old {
+            self.unlink(op.path(), r);
+        }
+        match op {
+            Op::Put {
+                path,
+                stamp,
+                mtime,
+                mime,
+            } => {
+                let kind = if was_live {
+                    ChangeKind::Updated
+                } else {
+                    ChangeKind::Created
+                };
+                let id = self.catalog.intern(&mime);
+                let rec = Record {
+                    datestamp: mtime.max(self.now),
+                    mime: id,
+                    stamp,
+                    deleted: false,
+                };
+                self.link(&path, &rec);
+                self.log(kind, rec.datestamp, &path);
+            }
+            Op::Delete { path } if tombstones => {
+                let old = old.expect("a deletion applies to a live record");
+                let zero = Stamp {
+                    size: 0,
+                    mtime_ns: 0,
+                    inode: 0,
+                };
+                let rec = Record {
+                    datestamp: self.now,
+                    mime: old.mime,
+                    stamp: zero,
+                    deleted: true,
+                };
+                self.link(&path, &rec);
+                self.log(ChangeKind::Deleted, self.now, &path);
+            }
+            Op::Delete { path } | Op::Forget { path } => {
+                let ks = &self.index.ks;
+                self.batch.remove(&ks.records, path.as_bytes());
+                if was_live {
+                    self.log(ChangeKind::Deleted, self.now, &path);
+                }
+            }
+        }
+    }
+
+    /// Takes `r`, the record at `path`, out of the orderings and the counts.
+    fn unlink(&mut self, path: &str, r: &Record) {
+        let ks = &self.index.ks;
+        self.batch
+            .remove(&ks.order, codec::order_key(r.datestamp, path));
+        self.batch
+            .remove(&ks.sets, codec::set_key(r.mime, r.datestamp, path));
+        self.catalog.count(r.mime, -1);
+        if r.deleted {
+            self.catalog.deleted -= 1;
+        } else {
+            self.catalog.live -= 1;
+        }
+    }
+
+    /// Stores `r` as the record at `path`, in the orderings and the counts.
+    fn link(&mut self, path: &str, r: &Record) {
+        let ks = &self.index.ks;
+        self.batch
+            .insert(&ks.records, path.as_bytes(), r.encode().to_vec());
+        self.batch
+            .insert(&ks.order, codec::order_key(r.datestamp, path), []);
+        self.batch
+            .insert(&ks.sets, codec::set_key(r.mime, r.datestamp, path), []);
+        self.catalog.count(r.mime, 1);
+        if r.deleted {
+            self.catalog.deleted += 1;
+        } else {
+            self.catalog.live += 1;
+        }
+    }
+
+    fn log(&mut self, kind: ChangeKind, at: Datestamp, path: &str) {
+        let key = codec::change_key(at, self.catalog.seq);
+        self.catalog.seq += 1;
+        self.batch.insert(
+            &self.index.ks.changes,
+            key.to_vec(),
+            codec::change_value(kind, path),
+        );
+    }
+
+    fn commit(mut self) -> Result<Catalog, fjall::Error> {
+        let ks = &self.index.ks;
+        self.batch
+            .insert(&ks.meta, catalog::KEY, self.catalog.encode());
+        self.batch.commit()?;
+        Ok(self.catalog)
+    }
+}

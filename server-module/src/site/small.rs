@@ -1,0 +1,67 @@
+//! Plain GETs of small files in one step: resolved, opened and read on one blocking thread and
+//! answered from memory, instead of the general file service's hop to a blocking thread for each
+//! of open, metadata and read. Requests with `Range` or date conditions take the general path.
+
+use std::fs::Metadata;
+use std::io::Read;
+use std::path::Path;
+
+use bytes::Bytes;
+use http::header::{
+    ACCEPT_RANGES, CONTENT_LENGTH, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE, IF_RANGE,
+    IF_UNMODIFIED_SINCE, LAST_MODIFIED, RANGE,
+};
+use http::{HeaderMap, HeaderValue, Method, Response};
+use http_body_util::{BodyExt, Full};
+
+use super::service::SiteBody;
+
+/// Files up to this size are answered this way.
+pub(super) const SMALL: u64 = 64 * 1024;
+
+/// True for a request the one-step answer fits: a GET without a range or date condition.
+pub(super) fn is_plain(method: &Method, headers: &HeaderMap) -> bool {
+    method == Method::GET
+        && ![RANGE, IF_RANGE, IF_MODIFIED_SINCE, IF_UNMODIFIED_SINCE]
+            .iter()
+            .any(|h| headers.contains_key(h))
+}
+
+/// The bytes of the small file at `file` (`meta` its metadata), or `None` for a larger one.
+pub(super) fn read(file: &Path, meta: &Metadata) -> Option<Bytes> {
+    if meta.len() > SMALL {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
+    std::fs::File::open(file)
+        .ok()?
+        .take(SMALL + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (bytes.len() as u64 <= SMALL).then(|| Bytes::from(bytes))
+}
+
+/// The 200 answer with `bytes`, with the headers the general path sends.
+pub(super) fn response(
+    bytes: Bytes,
+    mime: &str,
+    etag: &str,
+    meta: &Metadata,
+) -> Response<SiteBody> {
+    let len = bytes.len();
+    let mut res = Response::new(Full::new(bytes).map_err(|e| match e {}).boxed_unsync());
+    let h = res.headers_mut();
+    let mime =
+        HeaderValue::from_str(mime).unwrap_or(HeaderValue::from_static(crate::mime::OCTET_STREAM));
+    h.insert(CONTENT_TYPE, mime);
+    h.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    let modified = meta.modified().ok().map(httpdate::fmt_http_date);
+    if let Some(v) = modified.and_then(|d| HeaderValue::from_str(&d).ok()) {
+        h.insert(LAST_MODIFIED, v);
+    }
+    h.insert(CONTENT_LENGTH, HeaderValue::from(len));
+    if let Ok(v) = HeaderValue::from_str(etag) {
+        h.insert(ETAG, v);
+    }
+    res
+}
