@@ -292,6 +292,7 @@ pub(crate) const TABLE: &[Entry] = &[
         },
     },
     cargo("MODOAI_SCREENSHOTS=$PWD/docs/screenshots cargo nextest run -p integration-tests --test server browser"),
+    cargo("MODOAI_SCREENSHOTS=$PWD/docs/screenshots cargo nextest run -p integration-tests --test explorer ui"),
 ];
 
 /// The explorer's server: `tests/explorer/docs.rs` starts it as the README writes it, on an

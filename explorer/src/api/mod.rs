@@ -12,8 +12,8 @@ use std::sync::Arc;
 use axum::routing::get;
 use axum::Router;
 
-pub use capture::{crate_facts, SAME_BYTES};
 pub use auth::{admit, fields as ratelimit_fields, Caller, Door, Fields};
+pub use capture::{crate_facts, SAME_BYTES};
 pub use error::ApiError;
 pub use routes::{pairs as query_pairs, run, with_fields};
 pub use state::AppState;

@@ -59,7 +59,8 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<u8> {
         .enable_all()
         .build()?;
     let library = Arc::new(library(&args.archive, config.budget())?);
-    let state = Arc::new(AppState::new(library, config.access.clone(), keys)?.with_ui(config.ui.clone()));
+    let state =
+        Arc::new(AppState::new(library, config.access.clone(), keys)?.with_ui(config.ui.clone()));
     let mut options = BuildOptions::new(tools(args.plugins.as_deref())?, runtime.handle().clone());
     options.commit_every = config.index.commit_every;
     let refresh = Duration::from_secs(config.index.refresh_secs);

@@ -35,11 +35,7 @@ pub(super) fn level(query: &Query) -> Level {
         let m: u8 = v.get(5..7)?.parse().ok()?;
         Some((y, Month::try_from(m).ok()?))
     };
-    if let Some((y, m)) = query
-        .first("day")
-        .or(query.first("month"))
-        .and_then(month)
-    {
+    if let Some((y, m)) = query.first("day").or(query.first("month")).and_then(month) {
         return Level::Days(y, m);
     }
     match query.first("year").and_then(|y| y.parse().ok()) {
@@ -265,10 +261,19 @@ mod tests {
     fn the_deepest_filter_chooses_the_level_and_links_move_down() {
         assert_eq!(level(&q("q=x")), Level::Years);
         assert_eq!(level(&q("year=2024")), Level::Months(2024));
-        assert_eq!(level(&q("year=2024&month=2024-02")), Level::Days(2024, Month::February));
-        assert_eq!(level(&q("day=2024-02-29")), Level::Days(2024, Month::February));
+        assert_eq!(
+            level(&q("year=2024&month=2024-02")),
+            Level::Days(2024, Month::February)
+        );
+        assert_eq!(
+            level(&q("day=2024-02-29")),
+            Level::Days(2024, Month::February)
+        );
         assert_eq!(level(&q("year=nonsense")), Level::Years);
-        assert_eq!(facets(&q("month=2024-02")), [Facet::Year, Facet::Month, Facet::Day]);
+        assert_eq!(
+            facets(&q("month=2024-02")),
+            [Facet::Year, Facet::Month, Facet::Day]
+        );
         let base = q("q=x&year=2023&month=2023-05&day=2023-05-01");
         assert_eq!(at_year(&base, 2024), "/search?q=x&year=2024");
         assert_eq!(
@@ -281,10 +286,24 @@ mod tests {
     fn a_month_is_a_grid_of_weeks_from_monday() {
         // February 2024 starts on a Thursday and has 29 days: 3 empty cells, then 29 days.
         let counts = BTreeMap::from([("2024-02-29".to_owned(), 4), ("2024-02-01".to_owned(), 1)]);
-        let html = days(&q("year=2024&month=2024-02"), 2024, Month::February, &counts).into_string();
-        assert_eq!(html.matches("<td class=\"empty\">").count(), 3 + 3, "before the 1st and after the 29th");
+        let html = days(
+            &q("year=2024&month=2024-02"),
+            2024,
+            Month::February,
+            &counts,
+        )
+        .into_string();
+        assert_eq!(
+            html.matches("<td class=\"empty\">").count(),
+            3 + 3,
+            "before the 1st and after the 29th"
+        );
         assert_eq!(html.matches("data-day=").count(), 29);
-        assert_eq!(html.matches("<a ").count(), 2, "only days with captures are links");
+        assert_eq!(
+            html.matches("<a ").count(),
+            2,
+            "only days with captures are links"
+        );
         assert!(html.contains("day=2024-02-29"), "{html}");
     }
 }

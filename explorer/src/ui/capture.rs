@@ -10,7 +10,7 @@ use axum::response::Response;
 use maud::{html, Markup};
 use modoai_harvester::harvest::Facts;
 
-use super::format::{count, cut, facet_value, size, when};
+use super::format::{count, cut, facet_value, plural, size, when};
 use super::query::Query;
 use super::results::timeline_href;
 use super::{crate_table, error, layout};
@@ -51,9 +51,10 @@ pub(super) async fn page(
 ) -> Response {
     let answer = run(state, &headers, Door::Public, move |s, caller| {
         let scope = caller.scope();
-        let (archive, item, stored) = s.library.capture(&id, &scope)?.ok_or_else(|| {
-            ApiError::not_found(format!("no capture {id:?} in this archive"))
-        })?;
+        let (archive, item, stored) = s
+            .library
+            .capture(&id, &scope)?
+            .ok_or_else(|| ApiError::not_found(format!("no capture {id:?} in this archive")))?;
         let dir = &s.library.archives()[archive].dir;
         let facts = stored
             .crate_at
@@ -61,11 +62,10 @@ pub(super) async fn page(
             .and_then(|(file, offset, _)| crate_facts(dir, file, *offset));
         let same = s.library.same_bytes(&item.sha1, &scope, SAME_BYTES)?;
         let of_url = s.library.captures(&item.url, &scope, URL_CAPTURES)?.len();
-        let replay = s
-            .ui
-            .replay
-            .as_ref()
-            .map(|base| format!("{base}{}/{}", item.timestamp, item.url));
+        let replay =
+            s.ui.replay
+                .as_ref()
+                .map(|base| format!("{base}{}/{}", item.timestamp, item.url));
         Ok(render(&Shown {
             item,
             stored,
@@ -126,7 +126,7 @@ fn view(s: &Shown) -> Markup {
             ul.open {
                 li { a.memento href=(item.memento) { "Open the file as archived" } " (" (item.mime) ", " (size(item.size)) ", byte for byte)" }
                 @if let Some(r) = &s.replay { li { a.replay href=(r) { "Replay in pywb" } " (links rewritten to the archive)" } }
-                li { a.timeline href=(timeline_href(&item.url)) { (count(s.of_url as u64)) " captures of this URL" } " on a timeline" }
+                li { a.timeline href=(timeline_href(&item.url)) { (plural(s.of_url as u64, "capture", "captures")) " of this URL" } " on a timeline" }
                 li { a href={ "/timemap/link/" (item.url) } { "Memento TimeMap" } }
             }
             @if !s.stored.excerpt.trim().is_empty() {

@@ -136,8 +136,15 @@ mod tests {
 
     #[test]
     fn slices_start_at_twelve_and_turn_clockwise() {
-        assert_eq!(arc(0.0, 0.25), "M64,64 L64.00,4.00 A60,60 0 0 1 124.00,64.00 Z");
-        assert_eq!(arc(0.25, 0.9).split(' ').nth(4), Some("1"), "more than half: the large arc");
+        assert_eq!(
+            arc(0.0, 0.25),
+            "M64,64 L64.00,4.00 A60,60 0 0 1 124.00,64.00 Z"
+        );
+        assert_eq!(
+            arc(0.25, 0.9).split(' ').nth(4),
+            Some("1"),
+            "more than half: the large arc"
+        );
         assert_eq!(percent(1, 3), "33 %");
         assert_eq!(percent(1, 1000), "< 1 %");
         assert_eq!(percent(0, 0), "0 %");
@@ -152,8 +159,17 @@ mod tests {
         };
         let html = pie("t", "mime", &[s("a", 3), s("b", 1)]).into_string();
         assert_eq!(html.matches("<path").count(), 2);
-        assert!(html.contains("a: 3 (75 %)") && html.contains("b: 1 (25 %)"), "{html}");
+        assert!(
+            html.contains("a: 3 (75 %)") && html.contains("b: 1 (25 %)"),
+            "{html}"
+        );
         let html = pie("t", "mime", &[s("a", 3)]).into_string();
-        assert_eq!((html.matches("<circle").count(), html.matches("<path").count()), (1, 0));
+        assert_eq!(
+            (
+                html.matches("<circle").count(),
+                html.matches("<path").count()
+            ),
+            (1, 0)
+        );
     }
 }

@@ -2,11 +2,12 @@
 //! (`/api/v1/terms` with the same query and filters, so at any level of the calendar), sized by
 //! frequency and laid out here as SVG; every word is a link that searches it within the results.
 //!
-//! The layout is deterministic: the same words give the same picture. Words are placed in order,
+//! The layout is deterministic: the same words give the same picture. Sizes go with frequency,
+//! scaled down together when the words would crowd the picture. Words are placed in order,
 //! most frequent first, each at the first point of an Archimedean spiral from the centre where
 //! its box (estimated from its characters: CJK characters one em wide, Latin ones narrower)
 //! overlaps no word placed before and stays inside the picture; a word that finds no such point
-//! is left out.
+//! is tried smaller, down to the smallest size, and left out only then.
 
 use maud::{html, Markup};
 
@@ -15,12 +16,16 @@ use super::query::Query;
 use crate::search::{Terms, Word};
 
 /// The picture's size, in SVG units.
-pub const WIDTH: f64 = 440.0;
+pub(super) const WIDTH: f64 = 440.0;
 /// See [`WIDTH`].
-pub const HEIGHT: f64 = 260.0;
+pub(super) const HEIGHT: f64 = 260.0;
 /// Font sizes of the least and the most frequent word.
 const SMALLEST: f64 = 12.0;
 const LARGEST: f64 = 42.0;
+/// The share of the picture the words' boxes cover at most.
+const FILL: f64 = 0.4;
+/// The factor a word that finds no room is shrunk by before it is tried again.
+const SHRINK: f64 = 0.8;
 /// Space kept around each word.
 const PAD: f64 = 2.0;
 /// Points of the spiral tried per word, and the angle between two.
@@ -33,21 +38,21 @@ const PALETTE: [&str; 6] = [
 
 /// A word placed in the cloud: its centre, box and font size.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Placed {
+pub(super) struct Placed {
     /// The word.
-    pub term: String,
+    pub(super) term: String,
     /// Captures it is frequent in.
-    pub count: u64,
+    pub(super) count: u64,
     /// Font size.
-    pub size: f64,
+    pub(super) size: f64,
     /// Centre.
-    pub x: f64,
+    pub(super) x: f64,
     /// Centre.
-    pub y: f64,
+    pub(super) y: f64,
     /// Box width.
-    pub width: f64,
+    pub(super) width: f64,
     /// Box height.
-    pub height: f64,
+    pub(super) height: f64,
 }
 
 impl Placed {
@@ -84,41 +89,83 @@ fn em(c: char) -> f64 {
 }
 
 /// Lays `words` (most frequent first) out in a `width` × `height` picture.
-pub fn layout(words: &[Word], width: f64, height: f64) -> Vec<Placed> {
-    let most = words.iter().map(|w| w.count).max().unwrap_or(1) as f64;
-    let least = words.iter().map(|w| w.count).min().unwrap_or(1) as f64;
+pub(super) fn layout(words: &[Word], width: f64, height: f64) -> Vec<Placed> {
+    let sized = sizes(words, width, height);
     let mut placed: Vec<Placed> = Vec::new();
-    for w in words {
-        let weight = if most > least {
-            ((w.count as f64 - least) / (most - least)).sqrt()
-        } else {
-            0.5
-        };
-        let mut size = SMALLEST + (LARGEST - SMALLEST) * weight;
-        let ems: f64 = w.term.chars().map(em).sum();
-        // A word too long for the picture is drawn smaller.
-        size = size.min((width - 2.0 * PAD) / ems.max(1.0)).max(1.0);
-        let mut word = Placed {
-            term: w.term.clone(),
-            count: w.count,
-            size,
-            x: width / 2.0,
-            y: height / 2.0,
-            width: ems * size,
-            height: size * 1.2,
-        };
-        for step in 0..STEPS {
-            let t = step as f64 * TURN;
-            // The spiral is stretched to the picture's shape.
-            word.x = width / 2.0 + t * t.cos() * (width / height);
-            word.y = height / 2.0 + t * t.sin();
-            if word.inside(width, height) && !placed.iter().any(|p| p.overlaps(&word)) {
-                placed.push(word.clone());
+    for (w, ems, mut size) in sized {
+        // A word that finds no room is tried smaller, down to the smallest size.
+        let smallest = SMALLEST.min(size);
+        loop {
+            if let Some(p) = place(w, ems * size, size, (width, height), &placed) {
+                placed.push(p);
                 break;
             }
+            if size <= smallest {
+                break;
+            }
+            size = (size * SHRINK).max(smallest);
         }
     }
     placed
+}
+
+/// Each word with its width in ems and its font size: by frequency from [`SMALLEST`] to
+/// [`LARGEST`], all scaled down together when their boxes would cover more than [`FILL`] of the
+/// picture, and a word too long for the picture's width drawn smaller.
+fn sizes(words: &[Word], width: f64, height: f64) -> Vec<(&Word, f64, f64)> {
+    let most = words.iter().map(|w| w.count).max().unwrap_or(1) as f64;
+    let least = words.iter().map(|w| w.count).min().unwrap_or(1) as f64;
+    let nominal: Vec<(&Word, f64, f64)> = words
+        .iter()
+        .map(|w| {
+            let weight = if most > least {
+                ((w.count as f64 - least) / (most - least)).sqrt()
+            } else {
+                0.5
+            };
+            let ems: f64 = w.term.chars().map(em).sum();
+            (w, ems, SMALLEST + (LARGEST - SMALLEST) * weight)
+        })
+        .collect();
+    let area: f64 = nominal.iter().map(|(_, ems, s)| ems * s * s * 1.2).sum();
+    let scale = (FILL * width * height / area.max(1.0)).sqrt().min(1.0);
+    nominal
+        .into_iter()
+        .map(|(w, ems, s)| {
+            let size = (s * scale).min((width - 2.0 * PAD) / ems.max(1.0));
+            (w, ems, size.max(1.0))
+        })
+        .collect()
+}
+
+/// `w` drawn at `size` (`wide` units wide) at the first point of the spiral where it stays
+/// inside the picture and overlaps none of `placed`.
+fn place(
+    w: &Word,
+    wide: f64,
+    size: f64,
+    (width, height): (f64, f64),
+    placed: &[Placed],
+) -> Option<Placed> {
+    let mut word = Placed {
+        term: w.term.clone(),
+        count: w.count,
+        size,
+        x: width / 2.0,
+        y: height / 2.0,
+        width: wide,
+        height: size * 1.2,
+    };
+    for step in 0..STEPS {
+        let t = step as f64 * TURN;
+        // The spiral is stretched to the picture's shape.
+        word.x = width / 2.0 + t * t.cos() * (width / height);
+        word.y = height / 2.0 + t * t.sin();
+        if word.inside(width, height) && !placed.iter().any(|p| p.overlaps(&word)) {
+            return Some(word);
+        }
+    }
+    None
 }
 
 /// The words' search: the page's query with the word added (and its filters kept).
@@ -195,7 +242,11 @@ mod tests {
             }
         }
         assert_eq!(a[0].term, "word0");
-        assert_eq!((a[0].x, a[0].y), (WIDTH / 2.0, HEIGHT / 2.0), "the first in the middle");
+        assert_eq!(
+            (a[0].x, a[0].y),
+            (WIDTH / 2.0, HEIGHT / 2.0),
+            "the first in the middle"
+        );
         assert!(a[0].size > a[a.len() - 1].size, "frequent words are larger");
     }
 
@@ -204,6 +255,9 @@ mod tests {
         let q = Query::parse(Some("q=maps&year=2024".into())).unwrap();
         assert_eq!(search(&q, "old"), "/search?year=2024&q=maps+old");
         assert_eq!(search(&q, "maps"), "/search?year=2024&q=maps");
-        assert_eq!(search(&Query::default(), "北京"), "/search?q=%E5%8C%97%E4%BA%AC");
+        assert_eq!(
+            search(&Query::default(), "北京"),
+            "/search?q=%E5%8C%97%E4%BA%AC"
+        );
     }
 }

@@ -145,7 +145,11 @@ mod tests {
         let exif = plugin("", &[("IFD0:Make", "Canon"), ("File:Other", "x")]);
         assert_eq!(key_findings(&exif), ["IFD0:Make: Canon"]);
         let unknown = plugin("", &[("a", "1"), ("b", "")]);
-        assert_eq!(key_findings(&unknown), ["a: 1"], "no key field: the first ones");
+        assert_eq!(
+            key_findings(&unknown),
+            ["a: 1"],
+            "no key field: the first ones"
+        );
         let md5 = plugin("\n d41d8cd98f00b204e9800998ecf8427e \n", &[]);
         assert_eq!(key_findings(&md5), ["d41d8cd98f00b204e9800998ecf8427e"]);
     }

@@ -19,7 +19,7 @@ pub(super) fn page(e: ApiError) -> Response {
         html! {
             section.error data-status=(e.status.as_u16()) {
                 h1 { (heading) }
-                p.message { (capitalized(&e.message)) "." }
+                p.message { "What is wrong: " (e.message) "." }
                 p.help { (help) }
                 @if let Some(s) = retry { p.retry { "Try again in " (s) " s." } }
                 p { a href="/" { "Back to the front page" } }
@@ -49,14 +49,6 @@ fn explain(status: StatusCode) -> (&'static str, &'static str) {
     }
 }
 
-fn capitalized(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(first) => first.to_uppercase().chain(c).collect(),
-        None => String::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,10 +64,17 @@ mod tests {
         );
         let body = axum::body::to_bytes(r.into_body(), 1 << 20).await.unwrap();
         let body = String::from_utf8(body.to_vec()).unwrap();
-        assert!(body.contains("The index of a is being built."), "{body}");
+        assert!(
+            body.contains("What is wrong: the index of a is being built."),
+            "{body}"
+        );
         let r = page(ApiError::bad("q=\"<b>\": does not parse"));
         let body = axum::body::to_bytes(r.into_body(), 1 << 20).await.unwrap();
         let body = String::from_utf8(body.to_vec()).unwrap();
         assert!(body.contains("&lt;b&gt;"), "escaped: {body}");
+        assert!(
+            body.contains("q=&quot;"),
+            "a parameter keeps its name as written: {body}"
+        );
     }
 }

@@ -42,8 +42,6 @@ use axum::Router;
 
 use crate::api::{ApiError, AppState};
 
-pub use cloud::{layout as cloud_layout, Placed};
-
 /// The routes of the pages.
 pub fn routes() -> Router<Arc<AppState>> {
     Router::new()

@@ -123,11 +123,6 @@ impl Query {
     }
 }
 
-/// `/search?q=WORDS`.
-pub(super) fn search_for(words: &str) -> String {
-    Query::default().set("q", words).href()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,9 +140,18 @@ mod tests {
             base.with("mime", "image/png").href(),
             "/search?q=old+maps&host=a.org&mime=image%2Fpng"
         );
-        assert_eq!(base.with("host", "a.org").href(), "/search?q=old+maps&host=a.org");
-        assert_eq!(base.without("host", Some("a.org")).href(), "/search?q=old+maps");
-        assert_eq!(base.set("host", "b.org&c").href(), "/search?q=old+maps&host=b.org%26c");
+        assert_eq!(
+            base.with("host", "a.org").href(),
+            "/search?q=old+maps&host=a.org"
+        );
+        assert_eq!(
+            base.without("host", Some("a.org")).href(),
+            "/search?q=old+maps"
+        );
+        assert_eq!(
+            base.set("host", "b.org&c").href(),
+            "/search?q=old+maps&host=b.org%26c"
+        );
         assert_eq!(base.page(1).href(), "/search?q=old+maps&host=a.org&page=1");
         assert_eq!(q("q=").href(), "/search");
         assert_eq!(base.filters(), vec![(Facet::Host, "a.org")]);

@@ -39,9 +39,11 @@ pub(super) fn summary(query: &Query, page: &Page) -> Markup {
 
 /// Order, grouping and time range: links, and a small form for the dates.
 fn options(query: &Query) -> Markup {
-    let sort = query
-        .first("sort")
-        .unwrap_or(if query.q().is_empty() { "newest" } else { "relevance" });
+    let sort = query.first("sort").unwrap_or(if query.q().is_empty() {
+        "newest"
+    } else {
+        "relevance"
+    });
     let grouped = query.first("group") == Some("sha1");
     html! {
         div.options {

@@ -21,7 +21,11 @@ const SCRIPT: &str = include_str!("sandbox.js");
 
 /// The calls the form offers: name, path (an id follows `capture/`), example parameters.
 const CALLS: [(&str, &str, &str); 5] = [
-    ("search", "/api/v1/search", "q=report&facets=year,mime,jhove&size=5"),
+    (
+        "search",
+        "/api/v1/search",
+        "q=report&facets=year,mime,jhove&size=5",
+    ),
     ("terms", "/api/v1/terms", "size=20"),
     ("captures", "/api/v1/captures", "url=http://example.org/"),
     ("capture", "/api/v1/capture/", "ID"),
@@ -192,14 +196,19 @@ mod tests {
             curl("http://h/api/v1/search?q='x'"),
             "curl -H \"Authorization: Bearer $KEY\" 'http://h/api/v1/search?q='\\''x'\\'''"
         );
-        assert_eq!(target("/api/v1/capture/", "capture", "a b"), "/api/v1/capture/a%20b");
+        assert_eq!(
+            target("/api/v1/capture/", "capture", "a b"),
+            "/api/v1/capture/a%20b"
+        );
         assert_eq!(target("/api/v1/me", "me", " "), "/api/v1/me");
     }
 
     #[test]
     fn the_operations_are_those_of_the_openapi_document() {
         let ops = operations();
-        assert!(ops.iter().any(|o| o.path == "/api/v1/search" && o.method == "GET"));
+        assert!(ops
+            .iter()
+            .any(|o| o.path == "/api/v1/search" && o.method == "GET"));
         let captures = ops.iter().find(|o| o.path == "/api/v1/captures").unwrap();
         assert_eq!(captures.parameters, [("url".to_owned(), true)]);
     }

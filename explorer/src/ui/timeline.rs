@@ -41,7 +41,9 @@ pub(super) async fn page(
     let answer = run(state, &headers, Door::Public, move |s, caller| {
         let items = s.library.captures(&url, &caller.scope(), MAX)?;
         if items.is_empty() {
-            return Err(ApiError::not_found(format!("no capture of {url} in this archive")));
+            return Err(ApiError::not_found(format!(
+                "no capture of {url} in this archive"
+            )));
         }
         Ok(render(&url, &items))
     })
@@ -118,12 +120,29 @@ fn axis(items: &[Item]) -> Markup {
 /// months, days, hours, minutes), thinned to at most [`TICKS`], with their labels.
 fn ticks(t0: OffsetDateTime, t1: OffsetDateTime) -> Vec<(OffsetDateTime, String)> {
     type Step = fn(OffsetDateTime) -> Option<OffsetDateTime>;
-    let units: [(Step, fn(OffsetDateTime) -> String); 5] = [
+    type Label = fn(OffsetDateTime) -> String;
+    let units: [(Step, Label); 5] = [
         (next_year, |t| t.year().to_string()),
-        (next_month, |t| format!("{}-{:02}", t.year(), t.month() as u8)),
-        (|t| round(t, t.date().next_day()?, Time::MIDNIGHT), |t| t.date().to_string()),
-        (|t| Some(t.replace_time(Time::from_hms(t.hour(), 0, 0).ok()?) + time::Duration::HOUR), |t| format!("{:02}:00", t.hour())),
-        (|t| Some(t.replace_time(Time::from_hms(t.hour(), t.minute(), 0).ok()?) + time::Duration::MINUTE), |t| format!("{:02}:{:02}", t.hour(), t.minute())),
+        (next_month, |t| {
+            format!("{}-{:02}", t.year(), t.month() as u8)
+        }),
+        (
+            |t| round(t, t.date().next_day()?, Time::MIDNIGHT),
+            |t| t.date().to_string(),
+        ),
+        (
+            |t| Some(t.replace_time(Time::from_hms(t.hour(), 0, 0).ok()?) + time::Duration::HOUR),
+            |t| format!("{:02}:00", t.hour()),
+        ),
+        (
+            |t| {
+                Some(
+                    t.replace_time(Time::from_hms(t.hour(), t.minute(), 0).ok()?)
+                        + time::Duration::MINUTE,
+                )
+            },
+            |t| format!("{:02}:{:02}", t.hour(), t.minute()),
+        ),
     ];
     for (step, label) in units {
         let mut out = Vec::new();
@@ -146,7 +165,11 @@ fn round(t: OffsetDateTime, d: Date, at: Time) -> Option<OffsetDateTime> {
 }
 
 fn next_year(t: OffsetDateTime) -> Option<OffsetDateTime> {
-    round(t, Date::from_calendar_date(t.year() + 1, Month::January, 1).ok()?, Time::MIDNIGHT)
+    round(
+        t,
+        Date::from_calendar_date(t.year() + 1, Month::January, 1).ok()?,
+        Time::MIDNIGHT,
+    )
 }
 
 fn next_month(t: OffsetDateTime) -> Option<OffsetDateTime> {
@@ -185,13 +208,29 @@ mod tests {
 
     #[test]
     fn ticks_fall_on_round_times_in_a_fitting_unit() {
-        let t = ticks(datetime!(2015-06-01 0:00 UTC), datetime!(2019-02-01 0:00 UTC));
+        let t = ticks(
+            datetime!(2015-06-01 0:00 UTC),
+            datetime!(2019-02-01 0:00 UTC),
+        );
         let labels: Vec<&str> = t.iter().map(|(_, l)| l.as_str()).collect();
         assert_eq!(labels, ["2016", "2017", "2018", "2019"]);
-        let t = ticks(datetime!(2015-01-01 0:00 UTC), datetime!(2015-01-01 23:00 UTC));
+        let t = ticks(
+            datetime!(2015-01-01 0:00 UTC),
+            datetime!(2015-01-01 23:00 UTC),
+        );
         let labels: Vec<&str> = t.iter().map(|(_, l)| l.as_str()).collect();
-        assert_eq!(labels, ["01:00", "03:00", "05:00", "07:00", "09:00", "11:00", "13:00", "15:00", "17:00", "19:00", "21:00", "23:00"]);
-        assert!(ticks(datetime!(2015-01-01 0:00 UTC), datetime!(2015-01-01 0:00 UTC)).is_empty());
+        assert_eq!(
+            labels,
+            [
+                "01:00", "03:00", "05:00", "07:00", "09:00", "11:00", "13:00", "15:00", "17:00",
+                "19:00", "21:00", "23:00"
+            ]
+        );
+        assert!(ticks(
+            datetime!(2015-01-01 0:00 UTC),
+            datetime!(2015-01-01 0:00 UTC)
+        )
+        .is_empty());
         let a = datetime!(2020-01-01 0:00 UTC);
         assert_eq!(x_of(a, a, a), WIDTH / 2.0, "one capture: in the middle");
     }
