@@ -15,7 +15,7 @@ use axum::Router;
 pub use auth::{admit, fields as ratelimit_fields, Caller, Door, Fields};
 pub use capture::{crate_facts, SAME_BYTES};
 pub use error::ApiError;
-pub use routes::{pairs as query_pairs, run, with_fields};
+pub use routes::{base_url, pairs as query_pairs, run, with_fields};
 pub use state::AppState;
 
 /// The OpenAPI 3.1 document of the API.

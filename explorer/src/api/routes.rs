@@ -84,6 +84,16 @@ pub async fn run<T: Send + 'static>(
     }
 }
 
+/// `http://host` of this server, from the Host header (`localhost` without one): the base of
+/// the absolute URLs an answer gives (TimeMaps, the API page's curl commands).
+pub fn base_url(headers: &HeaderMap) -> String {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    format!("http://{host}")
+}
+
 /// `response` with the rate-limit header fields added.
 pub fn with_fields(mut response: Response, fields: Fields) -> Response {
     for (name, value) in fields {

@@ -7,14 +7,14 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use axum::extract::{RawQuery, State};
-use axum::http::{header, HeaderMap};
+use axum::http::HeaderMap;
 use axum::response::Response;
 use maud::{html, Markup, PreEscaped};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::Value;
 
 use super::{error, layout};
-use crate::api::{admit, query_pairs, AppState, Door, OPENAPI};
+use crate::api::{admit, base_url as base, query_pairs, AppState, Door, OPENAPI};
 
 /// The script of the form.
 const SCRIPT: &str = include_str!("sandbox.js");
@@ -100,15 +100,6 @@ pub(super) async fn page(
     let base = base(&headers);
     let markup = render(&base, call, params, state.access.anonymous_api);
     layout::answer(markup, fields)
-}
-
-/// `http://host` of this server, from the Host header.
-fn base(headers: &HeaderMap) -> String {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("localhost");
-    format!("http://{host}")
 }
 
 /// The target of a call with its parameters.
