@@ -12,6 +12,9 @@
 //! [index]
 //! refresh-secs = 60             # look for new captures this often (0 = only at start)
 //! commit-every = 50000          # captures between two commits of the index
+//!
+//! [ui]
+//! replay = "http://127.0.0.1:8090/my-collection/"   # a pywb collection of the same WARCs
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -32,6 +35,19 @@ pub struct ServeConfig {
     /// The index kept current while serving.
     #[serde(default)]
     pub index: IndexConfig,
+    /// The pages for people.
+    #[serde(default)]
+    pub ui: UiConfig,
+}
+
+/// `[ui]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct UiConfig {
+    /// The base URL of a pywb collection that holds the same WARC files: capture pages link to
+    /// its replay, `REPLAY` + `YYYYMMDDhhmmss/` + URL (the explorer does no rewriting). Defaults
+    /// to none: no replay links.
+    pub replay: Option<String>,
 }
 
 /// `[access]`.
@@ -135,6 +151,16 @@ impl ServeConfig {
         if config.index.commit_every == 0 {
             return Err(err("[index] commit-every must be at least 1".into()));
         }
+        if let Some(replay) = config.ui.replay.as_mut() {
+            if !(replay.starts_with("http://") || replay.starts_with("https://")) {
+                return Err(err(format!(
+                    "[ui] replay = {replay:?} is not an http:// or https:// URL"
+                )));
+            }
+            if !replay.ends_with('/') {
+                replay.push('/');
+            }
+        }
         if let Some(keys) = &config.access.keys {
             let dir = path.parent().unwrap_or(Path::new("."));
             config.access.keys = Some(dir.join(keys));
@@ -166,6 +192,14 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("budget-ms"));
+        std::fs::write(&path, "[ui]\nreplay = \"http://h:8090/c\"\n").unwrap();
+        let c = ServeConfig::load(&path).unwrap();
+        assert_eq!(c.ui.replay.as_deref(), Some("http://h:8090/c/"));
+        std::fs::write(&path, "[ui]\nreplay = \"ftp://h/c/\"\n").unwrap();
+        assert!(ServeConfig::load(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("[ui] replay"));
         std::fs::write(&path, "[access]\nanonymous = true\n").unwrap();
         assert!(ServeConfig::load(&path)
             .unwrap_err()

@@ -26,5 +26,6 @@ pub mod search;
 pub mod serve;
 #[doc(hidden)]
 pub mod synthetic;
+pub mod ui;
 
 pub use error::ExplorerError;

@@ -99,7 +99,10 @@ impl Server {
     pub(crate) fn start(dir: &Path, command: &str) -> Server {
         let command = rewrite(command, "127.0.0.1:0");
         let log = tempfile::NamedTempFile::new_in(dir).expect("a log file");
+        // A state folder in the test's own folder: the tests of this process run at once, and two
+        // servers of the example site cannot hold one index.
         let mut child = bash(dir, &format!("exec {command}"))
+            .env("XDG_STATE_HOME", dir.join("server-state"))
             .stdout(Stdio::piped())
             .stderr(log.reopen().expect("the log file"))
             .spawn()

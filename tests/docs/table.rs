@@ -261,7 +261,6 @@ pub(crate) const TABLE: &[Entry] = &[
     cargo("cargo test -p modoai --lib"),
     cargo("cargo test -p modoai-protocol"),
     ci("scripts/fuzz page --minutes 60"),
-    cargo("MODOAI_SCREENSHOTS=$PWD/docs/screenshots cargo nextest run -p integration-tests --test server browser"),
     // README.md and docs/explorer.md: after the harvests above, in their archive.
     run(
         "cargo run -p modoai-explorer -- index --archive my-archive",
@@ -296,6 +295,8 @@ pub(crate) const TABLE: &[Entry] = &[
             runner: "tests/explorer/docs.rs",
         },
     },
+    cargo("MODOAI_SCREENSHOTS=$PWD/docs/screenshots cargo nextest run -p integration-tests --test server browser"),
+    cargo("MODOAI_SCREENSHOTS=$PWD/docs/screenshots cargo nextest run -p integration-tests --test explorer ui"),
 ];
 
 /// The explorer's server: `tests/explorer/docs.rs` starts it as the README writes it, on an

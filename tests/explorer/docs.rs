@@ -91,6 +91,13 @@ fn the_serve_commands_of_readme_and_explorer_md_work_as_written() {
             "{line}: the API needs a key"
         );
         let pdf = format!("{}docs/report.pdf", harvested().base);
+        let page = get(port, "/search?q=report", &[]);
+        assert_eq!(page.status, 200, "{line}: the pages need no key");
+        assert!(
+            page.body.contains(&pdf),
+            "{line}: a word finds its file: {}",
+            page.body
+        );
         assert_eq!(
             get(port, &format!("/timemap/link/{pdf}"), &[]).status,
             200,

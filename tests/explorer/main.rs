@@ -11,6 +11,7 @@ mod memento;
 mod openapi;
 mod repair;
 mod search;
+mod ui;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -20,6 +21,7 @@ use std::time::{Duration, Instant};
 use integration_tests::http::{read_some, send_get, MARGIN};
 use integration_tests::process::{free_port, program, start_modoai, Running};
 use integration_tests::repo_root;
+use nix::fcntl::{Flock, FlockArg};
 
 /// Chinese and Japanese pages added to the example site.
 pub(crate) const BEIJING: &str = "<html><head><title>北京</title></head><body><p>北京是中华人民共和国的首都，也是政治和文化中心。</p></body></html>";
@@ -34,45 +36,79 @@ pub(crate) struct Harvested {
     pub(crate) base: String,
 }
 
-/// The shared harvest (made on first use).
+/// The shared harvest (made on first use, once per test run: [`once_per_run`]).
 pub(crate) fn harvested() -> &'static Harvested {
     static ONCE: OnceLock<Harvested> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        let work = work_dir("shared");
-        let site = work.join("site");
-        copy_dir(&repo_root().join("examples/site"), &site);
-        std::fs::create_dir_all(site.join("zh")).unwrap();
-        std::fs::create_dir_all(site.join("ja")).unwrap();
-        std::fs::write(site.join("zh/beijing.html"), BEIJING).unwrap();
-        std::fs::write(site.join("ja/tokyo.html"), TOKYO).unwrap();
-        // The plugins' cache goes beside their file: here, not in the repository.
-        std::fs::copy(repo_root().join("plugins.toml"), work.join("plugins.toml")).unwrap();
-        let plugins = work.join("plugins.toml");
-        let (server, port) =
-            start_modoai(&site, &work, "", &["--plugins", plugins.to_str().unwrap()]);
-        let archive = work.join("archive");
-        let out = Command::new(program("modoai-harvester"))
-            .args([
-                "harvest",
-                &format!("http://127.0.0.1:{port}/modoai"),
-                "--index",
-                "--quiet",
-                "--archive",
-            ])
-            .arg(&archive)
-            .output()
-            .expect("run the harvester");
-        assert!(
-            out.status.success(),
-            "harvest --index: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        drop(server);
-        Harvested {
-            archive,
-            base: format!("http://127.0.0.1:{port}/"),
-        }
+    ONCE.get_or_init(|| Harvested {
+        base: once_per_run("shared", || harvest().base),
+        archive: work_root().join("shared").join("archive"),
     })
+}
+
+/// The folder of the tests' folders.
+fn work_root() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("explorer")
+}
+
+/// What `make` returned, made once per test run in the test folder `name`: nextest runs each test
+/// in a process of its own, so the first process of a run (`NEXTEST_RUN_ID`) makes it under a
+/// file lock while the others wait, then take what it wrote; `cargo test` runs all in one.
+pub(crate) fn once_per_run(name: &str, make: impl FnOnce() -> String) -> String {
+    let root = work_root();
+    std::fs::create_dir_all(&root).unwrap();
+    let lock = std::fs::File::create(root.join(format!("{name}.lock"))).unwrap();
+    let _lock = Flock::lock(lock, FlockArg::LockExclusive).expect("lock the shared folder");
+    let run =
+        std::env::var("NEXTEST_RUN_ID").unwrap_or_else(|_| format!("pid {}", std::process::id()));
+    let done = root.join(format!("{name}.done"));
+    let made = std::fs::read_to_string(&done).ok();
+    if let Some(value) = made
+        .as_deref()
+        .and_then(|d| d.strip_prefix(&format!("{run}\n")))
+    {
+        return value.to_owned();
+    }
+    let _ = std::fs::remove_file(&done);
+    let value = make();
+    std::fs::write(&done, format!("{run}\n{value}")).unwrap();
+    value
+}
+
+/// Harvests the example site (plus the Chinese and Japanese pages) into `shared/archive`.
+fn harvest() -> Harvested {
+    let work = work_dir("shared");
+    let site = work.join("site");
+    copy_dir(&repo_root().join("examples/site"), &site);
+    std::fs::create_dir_all(site.join("zh")).unwrap();
+    std::fs::create_dir_all(site.join("ja")).unwrap();
+    std::fs::write(site.join("zh/beijing.html"), BEIJING).unwrap();
+    std::fs::write(site.join("ja/tokyo.html"), TOKYO).unwrap();
+    // The plugins' cache goes beside their file: here, not in the repository.
+    std::fs::copy(repo_root().join("plugins.toml"), work.join("plugins.toml")).unwrap();
+    let plugins = work.join("plugins.toml");
+    let (server, port) = start_modoai(&site, &work, "", &["--plugins", plugins.to_str().unwrap()]);
+    let archive = work.join("archive");
+    let out = Command::new(program("modoai-harvester"))
+        .args([
+            "harvest",
+            &format!("http://127.0.0.1:{port}/modoai"),
+            "--index",
+            "--quiet",
+            "--archive",
+        ])
+        .arg(&archive)
+        .output()
+        .expect("run the harvester");
+    assert!(
+        out.status.success(),
+        "harvest --index: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    drop(server);
+    Harvested {
+        archive,
+        base: format!("http://127.0.0.1:{port}/"),
+    }
 }
 
 /// A server over the shared harvest in a fresh folder `name`; the API answers without a key when

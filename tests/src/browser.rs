@@ -115,6 +115,84 @@ impl Browser {
         out
     }
 
+    /// The attribute `name` of every element `css` selects (elements without it left out).
+    pub async fn attrs(&self, css: &str, name: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for e in self.client.find_all(Locator::Css(css)).await.expect("find") {
+            out.extend(e.attr(name).await.expect("its attribute"));
+        }
+        out
+    }
+
+    /// How many elements `css` selects.
+    pub async fn count(&self, css: &str) -> usize {
+        self.client
+            .find_all(Locator::Css(css))
+            .await
+            .expect("find")
+            .len()
+    }
+
+    /// Types `text` into the first element `css` selects, after clearing it.
+    pub async fn fill(&self, css: &str, text: &str) {
+        let e = self.client.find(Locator::Css(css)).await;
+        let e = e.unwrap_or_else(|err| panic!("no element {css}: {err}"));
+        e.clear().await.expect("clear");
+        e.send_keys(text).await.expect("type");
+    }
+
+    /// Chooses the option of value `value` in the `<select>` `css` selects.
+    pub async fn select(&self, css: &str, value: &str) {
+        let e = self.client.find(Locator::Css(css)).await;
+        let e = e.unwrap_or_else(|err| panic!("no element {css}: {err}"));
+        e.select_by_value(value).await.expect("select");
+    }
+
+    /// Runs `script` (a function body: `return …;`) in the page; what it returns.
+    pub async fn script(&self, script: &str) -> serde_json::Value {
+        self.client
+            .execute(script, Vec::new())
+            .await
+            .unwrap_or_else(|e| panic!("the script failed: {e}\n{script}"))
+    }
+
+    /// Waits until the text of the first element `css` selects contains `needle`; that text.
+    pub async fn wait_text(&self, css: &str, needle: &str) -> String {
+        let started = Instant::now();
+        loop {
+            let text = match self.client.find(Locator::Css(css)).await {
+                Ok(e) => e.text().await.unwrap_or_default(),
+                Err(_) => String::new(),
+            };
+            if text.contains(needle) {
+                return text;
+            }
+            assert!(
+                started.elapsed() < MARGIN,
+                "{css} never said {needle:?}; it says {text:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Moves into the frame (`<iframe>`) `css` selects: later calls look inside it.
+    pub async fn enter_frame(&self, css: &str) {
+        let e = self.client.find(Locator::Css(css)).await;
+        e.unwrap_or_else(|err| panic!("no frame {css}: {err}"))
+            .enter_frame()
+            .await
+            .expect("enter the frame");
+    }
+
+    /// Clicks the first element `css` selects, for what it does in the page (no navigation).
+    pub async fn press(&self, css: &str) {
+        let e = self.client.find(Locator::Css(css)).await;
+        e.unwrap_or_else(|err| panic!("no element {css}: {err}"))
+            .click()
+            .await
+            .expect("click");
+    }
+
     /// Clicks the first element `css` selects and waits until the URL changes.
     pub async fn click(&self, css: &str) {
         let before = self.client.current_url().await.expect("url");

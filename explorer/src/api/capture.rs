@@ -16,7 +16,7 @@ use super::routes::answer;
 use super::state::AppState;
 
 /// Captures of the same bytes listed at most.
-const SAME_BYTES: usize = 100;
+pub const SAME_BYTES: usize = 100;
 
 pub(super) async fn capture(
     State(state): State<Arc<AppState>>,
@@ -45,16 +45,19 @@ pub(super) async fn capture(
     .await
 }
 
+/// The CRATE record at `offset` of the WARC file `file` of the archive at `dir`, read: its HTTP
+/// status and headers and each plugin's results. `None` when it cannot be read.
+pub fn crate_facts(dir: &std::path::Path, file: &str, offset: u64) -> Option<Facts> {
+    let reader = Reader::open(dir).ok()?;
+    let found = reader.warc_file(file).ok()??;
+    let record = read_record(&found.path, offset).ok()?;
+    Some(Facts::read(record.block))
+}
+
 /// The CRATE's descriptors: HTTP status and headers, and each plugin's label, version, status,
 /// text output and the leaf elements of its XML output.
 fn crate_json(dir: &std::path::Path, file: &str, offset: u64) -> Value {
-    let read = || -> Option<Facts> {
-        let reader = Reader::open(dir).ok()?;
-        let found = reader.warc_file(file).ok()??;
-        let record = read_record(&found.path, offset).ok()?;
-        Some(Facts::read(record.block))
-    };
-    let Some(facts) = read() else {
+    let Some(facts) = crate_facts(dir, file, offset) else {
         return json!({"error": "the CRATE record cannot be read"});
     };
     let plugins: Vec<Value> = facts

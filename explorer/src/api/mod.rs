@@ -1,5 +1,5 @@
-//! The HTTP side: the JSON API under `/api/v1/`, Memento and PWID routes ([`crate::memento`]),
-//! as one axum router over [`AppState`].
+//! The HTTP side: the JSON API under `/api/v1/`, Memento and PWID routes ([`crate::memento`])
+//! and the pages for people ([`crate::ui`]), as one axum router over [`AppState`].
 
 mod auth;
 mod capture;
@@ -9,12 +9,13 @@ mod state;
 
 use std::sync::Arc;
 
-use axum::http::StatusCode;
 use axum::routing::get;
 use axum::Router;
 
 pub use auth::{admit, fields as ratelimit_fields, Caller, Door, Fields};
+pub use capture::{crate_facts, SAME_BYTES};
 pub use error::ApiError;
+pub use routes::{base_url, pairs as query_pairs, run, with_fields};
 pub use state::AppState;
 
 /// The OpenAPI 3.1 document of the API.
@@ -30,11 +31,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/v1/me", get(routes::me))
         .route("/api/v1/openapi.json", get(routes::openapi))
         .merge(crate::memento::routes())
-        .fallback(|| async {
-            ApiError::new(
-                StatusCode::NOT_FOUND,
-                "no such page; the API is under /api/v1/ (see /api/v1/openapi.json)",
-            )
-        })
+        .merge(crate::ui::routes())
+        .fallback(crate::ui::not_found)
         .with_state(state)
 }

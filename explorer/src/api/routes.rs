@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
-use super::auth::{admit, Caller, Door};
+use super::auth::{admit, Caller, Door, Fields};
 use super::error::ApiError;
 use super::state::AppState;
 use crate::search::SearchParams;
@@ -20,7 +20,7 @@ const MAX_TERMS: usize = 200;
 pub(super) const MAX_CAPTURES: usize = 10_000;
 
 /// The query string as pairs; a query that is not `application/x-www-form-urlencoded` is 400.
-pub(super) fn pairs(query: Option<String>) -> Result<Vec<(String, String)>, ApiError> {
+pub fn pairs(query: Option<String>) -> Result<Vec<(String, String)>, ApiError> {
     let query = query.unwrap_or_default();
     serde_urlencoded(&query)
         .ok_or_else(|| ApiError::bad("the query string is not valid form encoding"))
@@ -48,10 +48,22 @@ pub(super) async fn answer<T: serde::Serialize + Send + 'static>(
     headers: &HeaderMap,
     work: impl FnOnce(&AppState, &Caller) -> Result<T, ApiError> + Send + 'static,
 ) -> Response {
-    let (caller, limit_headers) = match admit(&state, headers, Door::Api) {
-        Ok(c) => c,
-        Err(e) => return e.into_response(),
-    };
+    match run(state, headers, Door::Api, work).await {
+        Ok((value, fields)) => with_fields(Json(value).into_response(), fields),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// Admits the caller through `door`, then runs `work` off the async runtime, one search per
+/// core at a time; its result and the caller's rate-limit headers. The API and the UI both
+/// answer through this.
+pub async fn run<T: Send + 'static>(
+    state: Arc<AppState>,
+    headers: &HeaderMap,
+    door: Door,
+    work: impl FnOnce(&AppState, &Caller) -> Result<T, ApiError> + Send + 'static,
+) -> Result<(T, Fields), ApiError> {
+    let (caller, limit_headers) = admit(&state, headers, door)?;
     let gate = Arc::clone(&state);
     let permit = gate
         .searching
@@ -60,15 +72,31 @@ pub(super) async fn answer<T: serde::Serialize + Send + 'static>(
         .expect("the search semaphore is never closed");
     let result = tokio::task::spawn_blocking(move || work(&state, &caller)).await;
     drop(permit);
-    let mut response = match result {
-        Ok(Ok(value)) => Json(value).into_response(),
-        Ok(Err(e)) => e.into_response(),
+    match result {
+        Ok(r) => r.map(|value| (value, limit_headers)),
         Err(e) => {
             tracing::error!(error = %e, "a request's work panicked");
-            ApiError::unavailable("the server could not answer this; try again", 1).into_response()
+            Err(ApiError::unavailable(
+                "the server could not answer this; try again",
+                1,
+            ))
         }
-    };
-    for (name, value) in limit_headers {
+    }
+}
+
+/// `http://host` of this server, from the Host header (`localhost` without one): the base of
+/// the absolute URLs an answer gives (TimeMaps, the API page's curl commands).
+pub fn base_url(headers: &HeaderMap) -> String {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    format!("http://{host}")
+}
+
+/// `response` with the rate-limit header fields added.
+pub fn with_fields(mut response: Response, fields: Fields) -> Response {
+    for (name, value) in fields {
         if let Ok(v) = HeaderValue::from_str(&value) {
             response.headers_mut().insert(name, v);
         }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Instant, SystemTime};
 
-use crate::config::AccessConfig;
+use crate::config::{AccessConfig, UiConfig};
 use crate::keys::{KeyFile, Limits};
 use crate::search::Library;
 
@@ -18,6 +18,8 @@ pub struct AppState {
     pub library: Arc<Library>,
     /// Who may use what.
     pub access: AccessConfig,
+    /// The pages for people.
+    pub ui: UiConfig,
     /// Quotas and rates.
     pub limits: Limits,
     /// Searches running at once: one per core; the others wait their turn, rather than share
@@ -39,6 +41,7 @@ impl AppState {
         Ok(AppState {
             library,
             access,
+            ui: UiConfig::default(),
             limits: Limits::default(),
             searching: tokio::sync::Semaphore::new(
                 std::thread::available_parallelism().map_or(2, |n| n.get()),
@@ -46,6 +49,11 @@ impl AppState {
             keys_path,
             keys: Mutex::new((keys, mtime, Instant::now())),
         })
+    }
+
+    /// The state with the UI's settings `ui`. Defaults to no replay links.
+    pub fn with_ui(self, ui: UiConfig) -> AppState {
+        AppState { ui, ..self }
     }
 
     /// The keys, read again when the file changed (keys added or revoked while serving take

@@ -20,9 +20,11 @@ Examples:
   modoai-explorer serve --archive my-archive
   modoai-explorer serve --archive a --archive b --listen 0.0.0.0:8090 --config explorer.toml
 
-Routes: /api/v1/search, /api/v1/terms, /api/v1/captures?url=, /api/v1/capture/ID, /api/v1/me,
-/api/v1/openapi.json; /timemap/link/URI, /timemap/json/URI, /timegate/URI,
-/memento/YYYYMMDDhhmmss/URI, /pwid/urn:pwid:… Stops on SIGTERM or Ctrl-C.")]
+Routes: the pages for people at / (search, facets, calendar, word cloud), /capture/ID,
+/timeline?url=, /api (try the API); the JSON API /api/v1/search, /api/v1/terms,
+/api/v1/captures?url=, /api/v1/capture/ID, /api/v1/me, /api/v1/openapi.json; Memento
+/timemap/link/URI, /timemap/json/URI, /timegate/URI, /memento/YYYYMMDDhhmmss/URI,
+/pwid/urn:pwid:… Stops on SIGTERM or Ctrl-C.")]
 pub(crate) struct ServeArgs {
     /// An archive folder written by modoai-harvester (repeat for several).
     #[arg(long, value_name = "DIR", required = true)]
@@ -30,7 +32,7 @@ pub(crate) struct ServeArgs {
     /// The address to listen on.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8091")]
     listen: SocketAddr,
-    /// The configuration file (TOML: [access], [search], [index]).
+    /// The configuration file (TOML: [access], [search], [index], [ui]).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// The key file (default: [access] keys of the configuration, else explorer-keys.toml).
@@ -57,7 +59,8 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<u8> {
         .enable_all()
         .build()?;
     let library = Arc::new(library(&args.archive, config.budget())?);
-    let state = Arc::new(AppState::new(library, config.access.clone(), keys)?);
+    let state =
+        Arc::new(AppState::new(library, config.access.clone(), keys)?.with_ui(config.ui.clone()));
     let mut options = BuildOptions::new(tools(args.plugins.as_deref())?, runtime.handle().clone());
     options.commit_every = config.index.commit_every;
     let refresh = Duration::from_secs(config.index.refresh_secs);

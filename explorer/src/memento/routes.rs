@@ -16,7 +16,7 @@ use modoai_harvester::pwid::Pwid;
 use super::datetime::{http_date, parse_http_date};
 use super::lookup::{closest, mementos, Memento};
 use super::timemap::{json, link_format, link_header, rel_of, Urls};
-use crate::api::{admit, ApiError, AppState, Door};
+use crate::api::{admit, base_url as base, ApiError, AppState, Door};
 use crate::search::Facet;
 
 /// Bytes per frame of a memento's body.
@@ -47,15 +47,6 @@ fn uri_r(uri: &axum::http::Uri, prefix: &str) -> Result<String, ApiError> {
         return Err(ApiError::bad(format!("give the URI after {prefix}")));
     }
     Ok(fixed)
-}
-
-/// `http://host` of this server, from the Host header.
-fn base(headers: &HeaderMap) -> String {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("localhost");
-    format!("http://{host}")
 }
 
 /// Admits the caller and finds the mementos of the URI-R.

@@ -38,7 +38,7 @@ impl Gathered {
         self.count += other.count;
         self.partial |= other.partial;
         self.hits.extend(other.hits);
-        self.hits.sort_by(|a, b| b.0.total_cmp(&a.0));
+        self.hits.sort_by(best_first);
         self.hits.truncate(top);
         for (facet, values) in other.facets {
             let mine = self.facets.entry(facet).or_default();
@@ -65,6 +65,12 @@ pub struct Gather {
 /// A hit in a segment's heap: the smallest key on top, so the heap keeps the largest.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Hit(f64, DocId);
+
+/// Best first: the higher key, then (among equal keys, such as captures of the same second) the
+/// earlier document, as the heap keeps them, so that pages of one search never overlap.
+fn best_first(a: &(f64, DocAddress), b: &(f64, DocAddress)) -> Ordering {
+    b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
+}
 
 impl Eq for Hit {}
 
@@ -221,12 +227,37 @@ impl SegmentCollector for GatherSegment {
             .into_iter()
             .map(|h| (h.0, DocAddress::new(self.segment, h.1)))
             .collect();
-        hits.sort_by(|a, b| b.0.total_cmp(&a.0));
+        hits.sort_by(best_first);
         Gathered {
             count: self.count,
             hits,
             facets,
             partial: self.partial,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_keys_keep_the_order_of_their_documents_so_pages_never_overlap() {
+        let at = |s, d| DocAddress::new(s, d);
+        let mut a = Gathered {
+            count: 0,
+            hits: vec![(5.0, at(0, 7)), (9.0, at(0, 3)), (5.0, at(0, 2))],
+            facets: HashMap::new(),
+            partial: false,
+        };
+        let b = Gathered {
+            count: 0,
+            hits: vec![(5.0, at(1, 0)), (5.0, at(0, 1))],
+            facets: HashMap::new(),
+            partial: false,
+        };
+        a.merge(b, 4);
+        let order: Vec<DocAddress> = a.hits.iter().map(|h| h.1).collect();
+        assert_eq!(order, [at(0, 3), at(0, 1), at(0, 2), at(0, 7)]);
     }
 }
