@@ -5,6 +5,7 @@
 
 mod analyzer;
 mod build;
+mod check;
 mod document;
 mod schema;
 mod store;

@@ -113,13 +113,11 @@ impl ArchiveIndex {
             .register(TEXT_ANALYZER, text_analyzer());
     }
 
-    /// Checks every file of the index against its checksum; the damaged ones.
+    /// Checks every file of the index against its checksum; the damaged ones. The files are
+    /// read in blocks, not through their memory maps (which would count them in the process's
+    /// resident memory).
     pub fn damaged_files(&self) -> Result<Vec<PathBuf>, ExplorerError> {
-        let damaged = self
-            .index
-            .validate_checksum()
-            .map_err(ExplorerError::index(&self.path))?;
-        Ok(damaged.into_iter().collect())
+        super::check::damaged_files(&self.index, &self.path).map_err(ExplorerError::io(&self.path))
     }
 
     /// What the last commit covers (nothing for a new index).
