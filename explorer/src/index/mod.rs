@@ -7,6 +7,7 @@ mod analyzer;
 mod build;
 mod check;
 mod document;
+mod reads;
 mod schema;
 mod store;
 

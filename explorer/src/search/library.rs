@@ -67,7 +67,7 @@ impl Served {
     /// Opens (again) the archive's index after a build; a missing or damaged one leaves it
     /// unready.
     pub fn reopen(&self) -> Result<(), ExplorerError> {
-        let opened = match ArchiveIndex::open(&self.dir)? {
+        let opened = match ArchiveIndex::open_for_search(&self.dir)? {
             None => None,
             Some(index) => {
                 let reader = index
