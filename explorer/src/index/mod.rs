@@ -5,7 +5,6 @@
 
 mod analyzer;
 mod build;
-mod check;
 mod document;
 mod reads;
 mod schema;

@@ -132,11 +132,13 @@ impl ArchiveIndex {
             .register(TEXT_ANALYZER, text_analyzer());
     }
 
-    /// Checks every file of the index against its checksum; the damaged ones. The files are
-    /// read in blocks, not through their memory maps (which would count them in the process's
-    /// resident memory).
+    /// Checks every file of the index against its checksum; the damaged ones.
     pub fn damaged_files(&self) -> Result<Vec<PathBuf>, ExplorerError> {
-        super::check::damaged_files(&self.index, &self.path).map_err(ExplorerError::io(&self.path))
+        let damaged = self
+            .index
+            .validate_checksum()
+            .map_err(ExplorerError::index(&self.path))?;
+        Ok(damaged.into_iter().collect())
     }
 
     /// What the last commit covers (nothing for a new index).
