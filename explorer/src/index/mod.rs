@@ -6,6 +6,7 @@
 mod analyzer;
 mod build;
 mod document;
+mod reads;
 mod schema;
 mod store;
 

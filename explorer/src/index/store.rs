@@ -8,6 +8,7 @@ use tantivy::directory::MmapDirectory;
 use tantivy::Index;
 
 use super::analyzer::{text_analyzer, TEXT_ANALYZER};
+use super::reads::SearchDirectory;
 use super::schema::{Fields, SCHEMA_VERSION};
 use crate::ExplorerError;
 
@@ -43,11 +44,29 @@ impl ArchiveIndex {
     /// Opens the archive's index, or `None` when it has none yet (never indexed, or a first
     /// indexing that has not committed).
     pub fn open(archive: &Path) -> Result<Option<ArchiveIndex>, ExplorerError> {
+        Self::open_in(archive, false)
+    }
+
+    /// Opens the archive's index to search it, as [`ArchiveIndex::open`] does, with its
+    /// document store read rather than mapped in memory, so that the stored documents of hits
+    /// do not stay in the server's resident memory.
+    pub fn open_for_search(archive: &Path) -> Result<Option<ArchiveIndex>, ExplorerError> {
+        Self::open_in(archive, true)
+    }
+
+    fn open_in(archive: &Path, search: bool) -> Result<Option<ArchiveIndex>, ExplorerError> {
         let path = Self::path_of(archive);
         if !path.join("meta.json").exists() {
             return Ok(None);
         }
-        let index = Index::open_in_dir(&path).map_err(ExplorerError::index(&path))?;
+        let index = if search {
+            SearchDirectory::open(&path)
+                .map_err(tantivy::TantivyError::from)
+                .and_then(Index::open)
+        } else {
+            Index::open_in_dir(&path)
+        }
+        .map_err(ExplorerError::index(&path))?;
         let fields = Fields::of(&index.schema()).ok_or_else(|| ExplorerError::Index {
             path: path.clone(),
             error: tantivy::TantivyError::SchemaError(

@@ -9,6 +9,7 @@ use tantivy::query::Query;
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{IndexReader, ReloadPolicy, Searcher, TantivyDocument};
 
+use super::cloud::keyword_counts;
 use super::collect::{Gather, Gathered};
 use super::facet::Facet;
 use super::item::{Item, Stored};
@@ -67,7 +68,7 @@ impl Served {
     /// Opens (again) the archive's index after a build; a missing or damaged one leaves it
     /// unready.
     pub fn reopen(&self) -> Result<(), ExplorerError> {
-        let opened = match ArchiveIndex::open(&self.dir)? {
+        let opened = match ArchiveIndex::open_for_search(&self.dir)? {
             None => None,
             Some(index) => {
                 let reader = index
@@ -298,18 +299,10 @@ impl Library {
         }
         hits.sort_by(|a, b| b.0.total_cmp(&a.0));
         hits.truncate(TERMS_SAMPLE);
-        let mut counts: HashMap<String, u64> = HashMap::new();
-        let mut word = String::new();
-        for (_, p, addr) in &hits {
-            let segment = parts[*p].searcher.segment_reader(addr.segment_ord);
-            if let Some(column) = segment.fast_fields().str("keyword")? {
-                for ord in column.term_ords(addr.doc_id) {
-                    if column.ord_to_str(ord, &mut word).unwrap_or(false) {
-                        *counts.entry(word.clone()).or_default() += 1;
-                    }
-                }
-            }
-        }
+        let searchers: Vec<&Searcher> = parts.iter().map(|p| &p.searcher).collect();
+        let sample: Vec<(usize, tantivy::DocAddress)> =
+            hits.iter().map(|(_, p, a)| (*p, *a)).collect();
+        let counts = keyword_counts(&searchers, &sample)?;
         let mut terms: Vec<Word> = counts
             .into_iter()
             .map(|(term, count)| Word { term, count })

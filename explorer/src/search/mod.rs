@@ -1,6 +1,7 @@
 //! Searching the archives served: full text, facets, calendar, the word cloud, the captures of
 //! a URL, one capture; always within the caller's [`Scope`].
 
+mod cloud;
 mod collect;
 mod facet;
 mod item;
