@@ -194,6 +194,10 @@ where
                     .then(|| doors::resourcesync::robots(&repo));
                 ResponseFuture::fallback(self.inner.call(req), ours)
             }
+            Door::Schema => {
+                let method = req.method().clone();
+                ResponseFuture::oai(Box::pin(async move { doors::schema(&method) }))
+            }
             Door::Linkset(kind) if config.doors.signposting => {
                 let repo = self.repository::<ReqBody>();
                 let (method, query) = (req.method().clone(), req.uri().query().map(str::to_owned));

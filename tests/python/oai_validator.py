@@ -37,7 +37,9 @@ run by examples/oaipmh-validator.pl), in its order:
   tries the other sets, then no set, and WARNs that the official run would abort there.
 
 STRICT EXTRAS (skipped with --official-only; the official validator does none of these):
-  S1 every response validates with xmllint --noout --nonet --schema DIR/oai-pmh-all.xsd;
+  S1 every response validates with xmllint --noout --nonet --schema DIR/modoai-all.xsd when DIR has
+     it (the official schemas plus those of modoai's own elements, which Identify's description
+     holds under the OAI schema's strict wildcard), else DIR/oai-pmh-all.xsd;
   S2 <request>: content is the base URL; no attributes for badVerb/badArgument; on success the
      attributes equal the sent arguments exactly; for other errors any echo matches what was sent;
      a successful response's element is named after the verb; Content-Type charset and XML
@@ -1346,7 +1348,9 @@ class Validator:
                                    % (codes, resp.label, wrong))
 
     def strict_xsd(self):
-        schema = os.path.join(self.schemas, "oai-pmh-all.xsd")
+        schema = os.path.join(self.schemas, "modoai-all.xsd")
+        if not os.path.isfile(schema):
+            schema = os.path.join(self.schemas, "oai-pmh-all.xsd")
         if not os.path.isfile(schema):
             self.log.fail("XSD driver %s not found (give --schemas DIR)" % schema)
             return
@@ -1369,7 +1373,8 @@ class Validator:
             self.log.fail("XSD: response to %s is invalid: %s"
                           % (files[name].label, " | ".join(detail)))
         if not errors:
-            self.log.passed("All %d responses are valid against oai-pmh-all.xsd" % len(names))
+            self.log.passed("All %d responses are valid against %s"
+                            % (len(names), os.path.basename(schema)))
 
 
 def summary_lines(v, aborted):
@@ -1401,7 +1406,7 @@ def main():
     ap.add_argument("--official-only", action="store_true",
                     help="run only the checks of the official validator")
     ap.add_argument("--schemas", default=os.path.join(here, "..", "..", "schemas"),
-                    help="folder with oai-pmh-all.xsd (default: <repo>/schemas)")
+                    help="folder with modoai-all.xsd or oai-pmh-all.xsd (default: <repo>/schemas)")
     ap.add_argument("--timeout", type=float, default=60.0, help="HTTP timeout in seconds")
     ap.add_argument("--max-list-pages", type=int, default=0,
                     help="stop following a list after N pages (default 0: follow to the end)")

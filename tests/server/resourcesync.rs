@@ -152,6 +152,16 @@ async fn the_documents_describe_every_file_once() {
         format!("{}.well-known/{RS}", server.base)
     );
     assert_eq!(rs["capabilityList"], url(&server, "capabilitylist.xml"));
+    // … and where the schema of that element is: served by the route itself.
+    let schema = format!("{}/modoai.xsd", server.oai);
+    assert_eq!(
+        rs["xsi:schemaLocation"],
+        format!("urn:modoai:ns:2026 {schema}")
+    );
+    let xsd = server.get(&schema).await;
+    assert_eq!(xsd.status, 200);
+    let ours = std::fs::read(integration_tests::repo_root().join("schemas/modoai.xsd")).unwrap();
+    assert_eq!(xsd.body.as_ref(), ours.as_slice());
     server.stop().await;
 }
 

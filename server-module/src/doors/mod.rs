@@ -12,6 +12,7 @@
 //! | `/modoai/linkset?uri=ID` | the file's Linkset, `application/linkset` |
 //! | `/modoai/linkset.json?uri=ID` | the file's Linkset, `application/linkset+json` |
 //! | `/modoai/resourcesync/…`, `/.well-known/resourcesync` | ResourceSync ([`resourcesync`]) |
+//! | `/modoai/modoai.xsd` | the schema of modoai's own elements (Identify's description) |
 //! | `/robots.txt` | the site's, or one naming the Resource List when the site has none |
 
 pub(crate) mod html;
@@ -47,6 +48,8 @@ pub(crate) enum Door {
     ResourceSync(resourcesync::Document),
     /// The site's robots.txt, or ours when the site has none.
     Robots,
+    /// The schema of modoai's own namespace.
+    Schema,
     /// Anything else: the site.
     Site,
 }
@@ -78,6 +81,7 @@ impl Door {
             "/xml" => Door::OaiXml,
             "/linkset" => Door::Linkset(LinksetKind::Text),
             "/linkset.json" => Door::Linkset(LinksetKind::Json),
+            "/modoai.xsd" => Door::Schema,
             _ => rest
                 .strip_prefix("/resourcesync/")
                 .and_then(resourcesync::Document::below_route)
@@ -151,6 +155,26 @@ pub(crate) fn linkset(
     res
 }
 
+/// The schema of `urn:modoai:ns:2026`, which Identify's description names in its
+/// `xsi:schemaLocation` so that any validator can check that element (the OAI-PMH schema's
+/// description wildcard is strict).
+pub(crate) const SCHEMA: &str = include_str!("../../../schemas/modoai.xsd");
+
+/// Answers `GET ROUTE/modoai.xsd`.
+pub(crate) fn schema(method: &Method) -> Response<OaiBody> {
+    if let Some(refusal) = refuse_unless_read(method) {
+        return refusal;
+    }
+    let mut res = Response::new(
+        Full::new(Bytes::from_static(SCHEMA.as_bytes()))
+            .map_err(|e| match e {})
+            .boxed_unsync(),
+    );
+    res.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/xml"));
+    res
+}
+
 /// 405 with `Allow` for anything but GET and HEAD, the only methods of the documents the doors
 /// serve.
 fn refuse_unless_read(method: &Method) -> Option<Response<OaiBody>> {
@@ -195,6 +219,7 @@ mod tests {
             Door::Site
         );
         assert_eq!(Door::of("/robots.txt", "/modoai"), Door::Robots);
+        assert_eq!(Door::of("/modoai/modoai.xsd", "/modoai"), Door::Schema);
         assert_eq!(Door::of("/modoaix", "/modoai"), Door::Site);
         assert_eq!(Door::of("/about.html", "/modoai"), Door::Site);
     }

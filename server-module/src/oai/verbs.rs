@@ -38,11 +38,13 @@ pub(super) fn identify(repo: &Repository, pairs: &Pairs) -> Response<OaiBody> {
     x.leaf("granularity", &[], Granularity::Seconds.as_str());
     if c.doors.resourcesync {
         let urls = crate::doors::resourcesync::Urls::of(repo);
+        let schema_location = format!("{} {}/modoai.xsd", ns::MODOAI, repo.base_url);
         x.start("description", &[]);
         x.empty(
             "resourceSync",
             &[
                 ("xmlns", ns::MODOAI),
+                ("xsi:schemaLocation", &schema_location),
                 ("sourceDescription", &urls.description),
                 ("capabilityList", &urls.capabilities),
             ],
