@@ -21,8 +21,6 @@ use crate::observe::{OaiFacts, Refusal};
 
 /// Largest accepted POST body.
 const MAX_FORM: usize = 64 * 1024;
-/// Seconds a harvester is asked to wait while the first index scan runs.
-const RETRY_WHILE_INDEXING: u32 = 5;
 
 /// Answers one request to the OAI route (`door` [`Door::Oai`], where a browser that prefers
 /// HTML gets the HTML view) or to the route that always answers XML ([`Door::OaiXml`]); the
@@ -74,10 +72,7 @@ where
     facts.metadata_prefix = arg(&pairs, "metadataPrefix").map(str::to_owned);
     if !repo.index.is_ready() {
         facts.refusal = Some(Refusal::Indexing);
-        return response::unavailable(
-            RETRY_WHILE_INDEXING,
-            "the site index is being built; retry shortly\n",
-        );
+        return response::indexing();
     }
     let request = match Oai::parse(&pairs, Granularity::Seconds) {
         Ok(r) => r,

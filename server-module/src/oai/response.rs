@@ -78,6 +78,17 @@ pub(crate) fn unavailable(retry_after_secs: u32, why: &'static str) -> Response<
     res
 }
 
+/// 503 while the first index scan runs, for every door that reads the index.
+pub(crate) fn indexing() -> Response<OaiBody> {
+    unavailable(
+        RETRY_WHILE_INDEXING,
+        "the site index is being built; retry shortly\n",
+    )
+}
+
+/// Seconds a client is asked to wait while the first index scan runs.
+const RETRY_WHILE_INDEXING: u32 = 5;
+
 /// A plain-text HTTP error outside the protocol (wrong method, oversized body, flow control).
 pub(crate) fn http_error(status: StatusCode, why: &'static str) -> Response<OaiBody> {
     let body = Full::new(Bytes::from_static(why.as_bytes()))

@@ -31,8 +31,6 @@ use sitemap::Root;
 
 /// Where the Source Description is (at the root of the host, as the specification asks).
 pub(crate) const WELL_KNOWN: &str = "/.well-known/resourcesync";
-/// Seconds a client is asked to wait while the first index scan runs.
-const RETRY_WHILE_INDEXING: u32 = 5;
 
 /// The ResourceSync documents modoai serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,10 +101,7 @@ pub(crate) async fn answer(
         Err(_) => return http_error(StatusCode::BAD_REQUEST, "the query is not a valid form\n"),
     };
     if !repo.index.is_ready() {
-        return response::unavailable(
-            RETRY_WHILE_INDEXING,
-            "the site index is being built; retry shortly\n",
-        );
+        return response::indexing();
     }
     let urls = Urls::of(repo);
     match (doc, args.is_empty()) {
