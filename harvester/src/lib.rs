@@ -44,6 +44,7 @@ pub mod harvest;
 pub mod parse;
 pub mod profile;
 pub mod pwid;
+pub mod store;
 pub mod surt;
 pub mod warc;
 

@@ -11,6 +11,7 @@ pub mod manual;
 pub mod process;
 pub mod python;
 pub mod reply;
+pub mod s3;
 pub mod server;
 pub mod site;
 pub mod xml;
