@@ -315,6 +315,15 @@ async fn a_store_that_refuses_or_does_not_answer_leaves_the_warcs_local_for_the_
             2,
         );
         assert!(stderr.contains("expected s3://BUCKET"), "{stderr}");
+        // An object of that name with other bytes (another archive's?) is never overwritten.
+        let other = s3.object(BUCKET, &format!("later/warcs/{}", local[0]));
+        std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+        std::fs::write(&other, b"another archive's bytes").unwrap();
+        let stderr = run_ok(&args, &env, 1);
+        assert!(stderr.contains("exists with other content"), "{stderr}");
+        assert_eq!(warc_files(&a.join("warcs")), local);
+        assert_eq!(std::fs::read(&other).unwrap(), b"another archive's bytes");
+        std::fs::remove_file(&other).unwrap();
         // Once the store answers, the same command moves them.
         run_ok(&args, &env, 0);
         assert!(warc_files(&a.join("warcs")).is_empty());
