@@ -315,6 +315,9 @@ async fn a_store_that_refuses_or_does_not_answer_leaves_the_warcs_local_for_the_
             2,
         );
         assert!(stderr.contains("expected s3://BUCKET"), "{stderr}");
+        let index = [&args[..], &["--index"]].concat();
+        let stderr = run_ok(&index, &env, 2);
+        assert!(stderr.contains("index a fetched copy"), "{stderr}");
         // An object of that name with other bytes (another archive's?) is never overwritten.
         let other = s3.object(BUCKET, &format!("later/warcs/{}", local[0]));
         std::fs::create_dir_all(other.parent().unwrap()).unwrap();
