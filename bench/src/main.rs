@@ -16,11 +16,12 @@ use procs::Bins;
 use report::Figure;
 use sections::Ctx;
 
-const SECTIONS: [&str; 7] = [
+const SECTIONS: [&str; 8] = [
     "throughput",
     "plugins",
     "visitors",
     "scale",
+    "store",
     "harvester",
     "memory",
     "explorer",
@@ -37,7 +38,7 @@ struct Args {
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
     /// Run only these sections (comma-separated): throughput, plugins, visitors, scale,
-    /// harvester, memory, explorer.
+    /// store, harvester, memory, explorer.
     #[arg(long, value_delimiter = ',', value_name = "SECTIONS")]
     only: Vec<String>,
     /// Measured runs per figure after one warm-up run. Default: 3, or 1 with --quick.
@@ -108,6 +109,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             "plugins" => sections::plugins::run(&ctx).await,
             "visitors" => sections::visitors::run(&ctx).await,
             "scale" => sections::scale::run(&ctx).await,
+            "store" => sections::store::run(&ctx).await,
             "harvester" => sections::harvester::run(&ctx).await,
             "explorer" => sections::explorer::run(&ctx).await,
             _ => sections::memory::run(&ctx).await,

@@ -318,6 +318,7 @@ fn commands_run_against_the_example_site() {
         "cargo run -p modoai -- serve --root examples/site --listen 127.0.0.1:8080",
     );
     server.probe("/modoai?verb=Identify");
+    let mut s3 = None;
     for entry in TABLE {
         let How::Run {
             codes,
@@ -342,6 +343,11 @@ fn commands_run_against_the_example_site() {
                 archive,
                 url_suffix,
             } => command = with_real_pwid(&command, dir.path(), archive, url_suffix),
+            Prepare::S3 => {
+                let s3 =
+                    s3.get_or_insert_with(|| integration_tests::s3::S3Server::start("archives"));
+                command = command.replace("http://127.0.0.1:9000", &s3.endpoint);
+            }
         }
         let output = exec::shell(dir.path(), &command);
         let text =

@@ -53,6 +53,9 @@ pub(crate) enum Prepare {
         archive: &'static str,
         url_suffix: &'static str,
     },
+    /// An S3 server (s3s-fs, tests/src/s3.rs, started once and kept for later commands) with the
+    /// bucket `archives`: the doc's `127.0.0.1:9000` becomes its address.
+    S3,
 }
 
 /// One documented command.
@@ -193,6 +196,26 @@ pub(crate) const TABLE: &[Entry] = &[
         "cargo run -p modoai-harvester -- repair --archive my-archive",
         "nothing to repair",
     ),
+    Entry {
+        command: "AWS_ACCESS_KEY_ID=modoai-test AWS_SECRET_ACCESS_KEY=modoai-test-secret AWS_ENDPOINT_URL=http://127.0.0.1:9000 cargo run -p modoai-harvester -- harvest http://127.0.0.1:8080/modoai --archive stored-archive --store s3://archives/site-a",
+        how: How::Run {
+            codes: &[0],
+            expect: "moved to s3://archives/site-a",
+            prepare: Prepare::S3,
+        },
+    },
+    run(
+        "cargo run -p modoai-harvester -- inspect archive stored-archive",
+        "more WARC files in s3://archives/site-a",
+    ),
+    Entry {
+        command: "AWS_ACCESS_KEY_ID=modoai-test AWS_SECRET_ACCESS_KEY=modoai-test-secret AWS_ENDPOINT_URL=http://127.0.0.1:9000 cargo run -p modoai-harvester -- fetch-archive --store s3://archives/site-a --out fetched-archive",
+        how: How::Run {
+            codes: &[0],
+            expect: "fetched",
+            prepare: Prepare::S3,
+        },
+    },
     Entry {
         command: "cargo run -p modoai-harvester -- harvest-list harvests.toml --jobs 2",
         how: How::Run {

@@ -1,8 +1,8 @@
 //! The one support library of modoai's tests that run programs or several crates together (the
 //! `server` and `harvester` test binaries of this crate): temporary sites, the server in this
 //! process on an ephemeral port, the `modoai` and `modoai-harvester` programs as child processes,
-//! one HTTP GET over a socket, XML and XSD checks, the Python peers of `scripts/setup`, and a
-//! fault-injecting HTTP server. docs/testing.md says which test goes where.
+//! one HTTP GET over a socket, XML and XSD checks, the Python peers of `scripts/setup`, a real S3
+//! server (s3s-fs) and a fault-injecting HTTP server. docs/testing.md says which test goes where.
 
 pub mod browser;
 pub mod fault;
@@ -11,6 +11,7 @@ pub mod manual;
 pub mod process;
 pub mod python;
 pub mod reply;
+pub mod s3;
 pub mod server;
 pub mod site;
 pub mod xml;

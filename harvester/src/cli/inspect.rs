@@ -98,6 +98,9 @@ fn show_archive(reader: &Reader, json: bool) -> anyhow::Result<()> {
             report.warc_bytes as f64 / 1e6,
             report.index_lines
         )?;
+        if let Some(line) = super::store::stored_line(reader.dir()) {
+            writeln!(out, "  {line}")?;
+        }
         for l in &report.lists {
             writeln!(out, "  {}", list_line(l))?;
         }

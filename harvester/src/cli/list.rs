@@ -181,6 +181,7 @@ pub(crate) fn run(
     for (archive, options) in lists {
         groups.entry(archive).or_default().push(options);
     }
+    super::store::check_names(args.warc.store.as_deref(), groups.keys())?;
     let client = args.client.client()?;
     let jobs = Arc::new(tokio::sync::Semaphore::new(args.jobs));
     let handle = runtime.handle().clone();
@@ -287,6 +288,8 @@ fn group(
 ) -> anyhow::Result<Vec<Summary>> {
     let mut a = Archive::open(archive, warc.options())
         .with_context(|| format!("cannot open the archive {}", archive.display()))?;
+    let name = super::store::archive_name(archive)?;
+    let stored = super::store::Sync::start(warc.store.as_deref(), Some(&name), archive, &handle)?;
     let mut out = Vec::new();
     for options in lists {
         if cancel.is_cancelled() {
@@ -299,5 +302,15 @@ fn group(
     }
     a.close()
         .with_context(|| format!("cannot close the archive {}", archive.display()))?;
+    let code = match out.iter().any(Summary::is_interrupted) {
+        true => super::EXIT_INTERRUPTED,
+        false => super::EXIT_OK,
+    };
+    if super::store::finish(stored, archive, code, true) == super::EXIT_FAILED {
+        anyhow::bail!(
+            "{}: not all files were moved to the store",
+            archive.display()
+        );
+    }
     Ok(out)
 }

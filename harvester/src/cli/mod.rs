@@ -10,6 +10,7 @@ mod profile;
 mod progress;
 mod pwid;
 mod repair;
+mod store;
 mod summary;
 
 use std::path::PathBuf;
@@ -130,6 +131,10 @@ Exit codes: see modoai-harvester --help."
     /// Repair an archive a killed harvest left (`.open` WARC files, an index lacking its last
     /// items) without harvesting.
     Repair(repair::RepairArgs),
+    /// Download an archive that `--store` moved to S3-compatible object storage into a local
+    /// folder (an archive pywb replays and every command reads).
+    #[command(after_help = store::FETCH_HELP)]
+    FetchArchive(store::FetchArgs),
 }
 
 const HARVEST_HELP: &str = "\
@@ -228,6 +233,12 @@ pub(crate) struct WarcArgs {
     /// the first harvest into the archive; default: this machine's name.
     #[arg(long, value_name = "ID")]
     archive_id: Option<String>,
+    /// Move the archive to S3-compatible object storage: each closed WARC file is uploaded,
+    /// read back and checked, then removed locally; the ledger, index and state are uploaded at
+    /// the end. Credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION,
+    /// AWS_ENDPOINT_URL. harvest-list puts each archive under PREFIX/<its folder name>.
+    #[arg(long, value_name = "s3://BUCKET/PREFIX")]
+    pub(crate) store: Option<String>,
 }
 
 impl WarcArgs {
@@ -331,6 +342,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Completions(c) => manual::completions(&c).map(ExitCode::from),
         Command::Man(m) => manual::man(&m).map(ExitCode::from),
         Command::Repair(r) => repair::run(r).map(|()| ExitCode::from(EXIT_OK)),
+        Command::FetchArchive(f) => store::fetch(runtime.handle(), &f).map(ExitCode::from),
     }
 }
 
@@ -375,11 +387,17 @@ fn harvest(
 ) -> anyhow::Result<u8> {
     check_date("--from", args.from.as_deref())?;
     check_date("--until", args.until.as_deref())?;
+    if args.index && args.warc.store.is_some() {
+        return Err(usage(
+            "--index reads the WARC files that --store moves away: index a fetched copy instead",
+        ));
+    }
     let mut archive = Archive::open(&args.archive, args.warc.options())
         .with_context(|| format!("cannot open the archive {}", args.archive.display()))?;
     if !archive.recovery().is_empty() && !quiet {
         eprintln!("{}", summary::recovery(archive.recovery()));
     }
+    let stored = store::Sync::start(args.warc.store.as_deref(), None, &args.archive, &handle)?;
     let options = HarvestOptions {
         prefix: args.metadata_prefix,
         set: args.set,
@@ -391,7 +409,7 @@ fn harvest(
         ..HarvestOptions::new(&args.url)
     };
     let bar = progress::Bar::new(quiet, &args.url);
-    let result = Harvester::new(client, handle, &mut archive, &bar)
+    let result = Harvester::new(client, handle.clone(), &mut archive, &bar)
         .cancellation(cancel)
         .run(&options);
     bar.finish();
@@ -413,7 +431,8 @@ fn harvest(
         }
         None => {}
     }
-    Ok(summary::exit_code(&result))
+    let code = summary::exit_code(&result);
+    Ok(store::finish(stored, &args.archive, code, quiet))
 }
 
 #[cfg(test)]
