@@ -1,7 +1,7 @@
 //! Harvests OAI-PMH 2.0 providers into WARC archives: the streaming page parser ([`parse`]), the
 //! HTTP client ([`client`]), the harvest loop ([`harvest`]), the archive ([`archive`], [`warc`],
 //! [`cdxj`]) and services on top of it: PWIDs ([`pwid`]), corpus definitions ([`corpus`]) and
-//! MementoMap profiles ([`profile`]).
+//! MementoMap profiles ([`profile`]), WACZ packages ([`wacz`]).
 //!
 //! ```
 //! use modoai_harvester::{PageEvent, PageParser};
@@ -45,6 +45,7 @@ pub mod parse;
 pub mod profile;
 pub mod pwid;
 pub mod surt;
+pub mod wacz;
 pub mod warc;
 
 pub use parse::{Header, Identify, PageEvent, PageParser, ParseError, Record, ResumptionToken};

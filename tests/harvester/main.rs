@@ -14,6 +14,7 @@ mod reading;
 mod scripted;
 mod services;
 mod terminal;
+mod wacz;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -61,7 +62,24 @@ pub(crate) fn archive_check(archive: &Path) -> String {
 
 /// pywb replays each URL with exactly the bytes of its file.
 pub(crate) fn pywb_replay(archive: &Path, expect: &[(String, PathBuf)], revisits: &[String]) {
+    let args = pywb_replay_args(archive, expect, revisits, None);
+    python(
+        "pywb_replay.py",
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+}
+
+/// The arguments of `pywb_replay.py`; with `wacz`, pywb replays that package of the archive.
+pub(crate) fn pywb_replay_args(
+    archive: &Path,
+    expect: &[(String, PathBuf)],
+    revisits: &[String],
+    wacz: Option<&Path>,
+) -> Vec<String> {
     let mut args = vec![archive.to_str().unwrap().to_owned()];
+    if let Some(w) = wacz {
+        args.extend(["--wacz".to_owned(), w.to_str().unwrap().to_owned()]);
+    }
     for (url, file) in expect {
         args.push("--expect".into());
         args.push(format!("{url}={}", file.display()));
@@ -70,8 +88,7 @@ pub(crate) fn pywb_replay(archive: &Path, expect: &[(String, PathBuf)], revisits
         args.push("--revisit".into());
         args.push(url.clone());
     }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    python("pywb_replay.py", &args);
+    args
 }
 
 /// The archive scripts' own self-test (archives written by warcio, negative cases included), so

@@ -11,6 +11,7 @@ mod progress;
 mod pwid;
 mod repair;
 mod summary;
+mod wacz;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -58,6 +59,7 @@ Examples:
   modoai-harvester inspect archive archive/
   modoai-harvester repair --archive archive/
   modoai-harvester corpus --archive archive/ --set mime:image --out corpus.xml
+  modoai-harvester wacz --archive archive/ --out harvest.wacz
 
 Every command has its own --help with examples. Commands that read an archive (inspect archive,
 profile, pwid resolve, corpus) need read access only and work while a harvest runs.";
@@ -130,6 +132,8 @@ Exit codes: see modoai-harvester --help."
     /// Repair an archive a killed harvest left (`.open` WARC files, an index lacking its last
     /// items) without harvesting.
     Repair(repair::RepairArgs),
+    /// Package an archive as one WACZ 1.1.1 file (WARCs, index, pages, datapackage.json).
+    Wacz(wacz::WaczArgs),
 }
 
 const HARVEST_HELP: &str = "\
@@ -331,6 +335,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Completions(c) => manual::completions(&c).map(ExitCode::from),
         Command::Man(m) => manual::man(&m).map(ExitCode::from),
         Command::Repair(r) => repair::run(r).map(|()| ExitCode::from(EXIT_OK)),
+        Command::Wacz(w) => wacz::run(w).map(|()| ExitCode::from(EXIT_OK)),
     }
 }
 
