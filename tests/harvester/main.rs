@@ -3,6 +3,7 @@
 
 mod cli;
 mod crash;
+mod deletions;
 mod faults;
 mod interrupt;
 mod manual;
