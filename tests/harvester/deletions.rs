@@ -9,25 +9,7 @@ use std::time::Duration;
 
 use integration_tests::{Server, TestSite};
 
-use super::{harvester, ledger};
-
-fn run(args: &[&str], code: i32) -> (String, String) {
-    let out = harvester(args);
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    (stdout, stderr)
-}
-
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    tokio::task::spawn_blocking(f).await.unwrap()
-}
+use super::{blocking, ledger, run};
 
 /// Harvests `oai` into `archive` in oai_didl (the files themselves), with `extra` arguments.
 async fn harvest(oai: &str, archive: &Path, extra: &[&str]) {

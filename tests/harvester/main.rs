@@ -46,6 +46,26 @@ pub(crate) fn harvest_ok(args: &[&str], code: i32) -> String {
     stdout
 }
 
+/// Runs the harvester, asserting its exit code; returns stdout and stderr.
+pub(crate) fn run(args: &[&str], code: i32) -> (String, String) {
+    let out = harvester(args);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    (stdout, stderr)
+}
+
+/// Runs `f` on tokio's blocking pool (the harvester process, while the test's server runs).
+pub(crate) async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    tokio::task::spawn_blocking(f).await.unwrap()
+}
+
 /// The ledger's items (the site pages a harvest captures besides them left out).
 pub(crate) fn ledger(archive: &Path) -> Vec<Entry> {
     std::fs::read_to_string(archive.join("ledger.jsonl"))

@@ -12,25 +12,7 @@ use integration_tests::{Server, TestSite};
 use sha2::{Digest, Sha256};
 
 use super::our_server::{light_plugins, site_files};
-use super::{harvester, pywb_replay_args};
-
-fn run(args: &[&str], code: i32) -> (String, String) {
-    let out = harvester(args);
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    (stdout, stderr)
-}
-
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    tokio::task::spawn_blocking(f).await.unwrap()
-}
+use super::{blocking, pywb_replay_args, run};
 
 /// The example site harvested in oai_crate (light plugins) into `work/archive`.
 async fn harvested(work: &Path) -> (TestSite, String, PathBuf) {
