@@ -27,9 +27,11 @@ impl Target {
             });
         }
         let name = path.file_name().unwrap_or_default().to_string_lossy();
+        // Created as any new file is (0666 less the umask), not 0600 as temporary files are.
         let tmp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(".part")
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
             .tempfile_in(folder(path))
             .map_err(|e| failed(path, e))?;
         Ok(Target {
@@ -124,6 +126,13 @@ mod tests {
         io::Write::write_all(&mut t.file(), b"PK").unwrap();
         t.commit().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"PK");
+        let mode = |p: &Path| {
+            std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(p).unwrap().permissions())
+        };
+        let plain = dir.path().join("plain");
+        std::fs::File::create(&plain).unwrap();
+        assert_eq!(mode(&path), mode(&plain), "created as any new file is");
+        std::fs::remove_file(&plain).unwrap();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }
