@@ -14,7 +14,7 @@ use quick_xml::Writer;
 use sha1::{Digest, Sha1};
 use time::OffsetDateTime;
 
-use crate::archive::{parts_of, Entry, Part, Reader};
+use crate::archive::{parts_of, Entry, Part, Reader, Timeline};
 use crate::pwid::{Coverage, Pwid};
 use crate::warc::base32;
 
@@ -32,6 +32,13 @@ pub struct Selection {
     pub from: Option<Datestamp>,
     /// Items with a datestamp at or before this.
     pub until: Option<Datestamp>,
+    /// The state at this date: for each item, its last capture with a datestamp at or before
+    /// it, unless a deletion at or before it came after that capture (`from` and `until` are
+    /// then not used).
+    pub at: Option<Datestamp>,
+    /// What was deleted: the last capture before each deletion whose datestamp is within
+    /// `from` and `until` (the part's `deleted` attribute holds the deletion's datestamp).
+    pub deleted: bool,
 }
 
 impl Selection {
@@ -44,7 +51,8 @@ impl Selection {
                 return false;
             }
         }
-        if self.from.is_some() || self.until.is_some() {
+        let by_history = self.at.is_some() || self.deleted;
+        if !by_history && (self.from.is_some() || self.until.is_some()) {
             let Some(d) = Datestamp::parse_lenient(&e.datestamp) else {
                 return false;
             };
@@ -109,7 +117,15 @@ pub fn write_corpus(
     let mut count = 0u64;
     // Both passes see each file as the first one did, though a harvest may close it meanwhile.
     let mut closed = HashMap::new();
-    let left_out = for_each_part(archive, selection, &archive_id, &mut closed, |_, p| {
+    let chosen = chosen(archive, selection)?;
+    let mut each = Each {
+        archive,
+        selection,
+        archive_id: &archive_id,
+        chosen: chosen.as_ref(),
+        closed: &mut closed,
+    };
+    let left_out = each.part(|_, p, _| {
         hasher.update(p.pwid.to_string().as_bytes());
         hasher.update(b"\n");
         count += 1;
@@ -142,21 +158,25 @@ pub fn write_corpus(
         ("set", selection.set.clone()),
         ("from", day(&selection.from)),
         ("until", day(&selection.until)),
+        ("at", day(&selection.at)),
     ] {
         if let Some(v) = value {
             text(&mut w, name, &v)?;
         }
     }
+    if selection.deleted {
+        w.write_event(Event::Empty(BytesStart::new("deleted")))?;
+    }
     w.write_event(Event::End(BytesEnd::new("selection")))?;
     text(&mut w, "count", &count.to_string())?;
-    for_each_part(archive, selection, &archive_id, &mut closed, |entry, p| {
+    each.part(|entry, p, deleted| {
         let r = &p.record;
         let (pwid, offset, length) = (
             p.pwid.to_string(),
             r.offset.to_string(),
             r.length.to_string(),
         );
-        let start = BytesStart::new("part").with_attributes([
+        let mut start = BytesStart::new("part").with_attributes([
             ("pwid", pwid.as_str()),
             ("url", r.uri.as_str()),
             ("identifier", entry.identifier.as_str()),
@@ -168,6 +188,9 @@ pub fn write_corpus(
             ("offset", offset.as_str()),
             ("length", length.as_str()),
         ]);
+        if let Some(d) = deleted {
+            start.push_attribute(("deleted", d));
+        }
         w.write_event(Event::Empty(start))
     })?;
     w.write_event(Event::End(BytesEnd::new("corpus")))?;
@@ -185,38 +208,100 @@ fn text<W: Write>(w: &mut Writer<W>, name: &str, value: &str) -> io::Result<()> 
     w.write_event(Event::End(BytesEnd::new(name)))
 }
 
-/// Calls `f` on every selected part in a closed WARC file; returns how many selected parts are
-/// in files not closed yet.
-fn for_each_part(
+/// The entries a selection by history keeps (by their ledger position after them), with the
+/// deletion's datestamp in `deleted` mode; `None` when the selection is not by history. Memory:
+/// one small record per item of the archive.
+fn chosen(
     archive: &Reader,
     selection: &Selection,
-    archive_id: &str,
-    closed: &mut HashMap<String, bool>,
-    mut f: impl FnMut(&Entry, &Part) -> io::Result<()>,
-) -> io::Result<u64> {
-    let mut left_out = 0;
-    for entry in archive.entries()? {
+) -> io::Result<Option<HashMap<u64, Option<String>>>> {
+    let within = |d: &str| {
+        let Some(d) = Datestamp::parse_lenient(d) else {
+            return false;
+        };
+        selection.from.is_none_or(|f| d >= f) && selection.until.is_none_or(|u| d <= u)
+    };
+    let mut entries = archive.entries()?;
+    let mut out = HashMap::new();
+    if selection.deleted {
+        let mut timeline = Timeline::new();
+        while let Some(entry) = entries.next() {
+            if let Some(d) = timeline.see(entries.position(), &entry?) {
+                if let (Some(at), true) = (d.last_capture, within(&d.datestamp)) {
+                    out.insert(at, Some(d.datestamp));
+                }
+            }
+        }
+        return Ok(Some(out));
+    }
+    let Some(at) = selection.at else {
+        return Ok(None);
+    };
+    // Per item, its last event at or before `at`: a capture (its position) or a deletion.
+    let mut last: HashMap<(String, String, String), Option<u64>> = HashMap::new();
+    while let Some(entry) = entries.next() {
         let entry = entry?;
-        if !selection.items(&entry) {
+        let dated = Datestamp::parse_lenient(&entry.datestamp).is_some_and(|d| d <= at);
+        if !entry.kind.is_item() || !dated {
             continue;
         }
-        for part in parts_of(&entry, archive_id) {
-            if !selection.parts(&part) {
+        let key = (entry.endpoint, entry.prefix, entry.identifier);
+        last.insert(key, (!entry.deleted).then(|| entries.position()));
+    }
+    out.extend(last.into_values().flatten().map(|p| (p, None)));
+    Ok(Some(out))
+}
+
+/// Walks the selected parts.
+struct Each<'a> {
+    archive: &'a Reader,
+    selection: &'a Selection,
+    archive_id: &'a str,
+    chosen: Option<&'a HashMap<u64, Option<String>>>,
+    /// WARC files seen, and whether closed: both passes see each file as the first one did.
+    closed: &'a mut HashMap<String, bool>,
+}
+
+impl Each<'_> {
+    /// Calls `f` on every selected part in a closed WARC file (with the deletion's datestamp in
+    /// `deleted` mode); returns how many selected parts are in files not closed yet.
+    fn part(
+        &mut self,
+        mut f: impl FnMut(&Entry, &Part, Option<&str>) -> io::Result<()>,
+    ) -> io::Result<u64> {
+        let mut left_out = 0;
+        let mut entries = self.archive.entries()?;
+        while let Some(entry) = entries.next() {
+            let entry = entry?;
+            let deleted = match self.chosen {
+                None => None,
+                Some(chosen) => match chosen.get(&entries.position()) {
+                    None => continue,
+                    Some(d) => d.as_deref(),
+                },
+            };
+            if !self.selection.items(&entry) {
                 continue;
             }
-            let name = &part.record.file;
-            let is_closed = match closed.get(name) {
-                Some(&c) => c,
-                None => {
-                    let c = archive.warc_file(name)?.is_some_and(|f| f.closed);
-                    *closed.entry(name.clone()).or_insert(c)
+            for part in parts_of(&entry, self.archive_id) {
+                if !self.selection.parts(&part) {
+                    continue;
                 }
-            };
-            match is_closed {
-                true => f(&entry, &part)?,
-                false => left_out += 1,
+                match self.is_closed(&part.record.file)? {
+                    true => f(&entry, &part, deleted)?,
+                    false => left_out += 1,
+                }
             }
         }
+        Ok(left_out)
     }
-    Ok(left_out)
+
+    fn is_closed(&mut self, name: &str) -> io::Result<bool> {
+        if let Some(&c) = self.closed.get(name) {
+            return Ok(c);
+        }
+        let c = self.archive.warc_file(name)?.is_some_and(|f| f.closed);
+        self.closed.insert(name.to_owned(), c);
+        Ok(c)
+    }
 }

@@ -1,7 +1,8 @@
 //! Harvests OAI-PMH 2.0 providers into WARC archives: the streaming page parser ([`parse`]), the
 //! HTTP client ([`client`]), the harvest loop ([`harvest`]), the archive ([`archive`], [`warc`],
 //! [`cdxj`]) and services on top of it: PWIDs ([`pwid`]), corpus definitions ([`corpus`]) and
-//! MementoMap profiles ([`profile`]); archives on S3-compatible object storage ([`store`]).
+//! MementoMap profiles ([`profile`]), WACZ packages ([`wacz`]); archives on S3-compatible object
+//! storage ([`store`]).
 //!
 //! ```
 //! use modoai_harvester::{PageEvent, PageParser};
@@ -46,6 +47,7 @@ pub mod profile;
 pub mod pwid;
 pub mod store;
 pub mod surt;
+pub mod wacz;
 pub mod warc;
 
 pub use parse::{Header, Identify, PageEvent, PageParser, ParseError, Record, ResumptionToken};

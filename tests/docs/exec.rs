@@ -30,8 +30,8 @@ pub(crate) fn work_dir() -> TempDir {
 
 /// The command as the shell runs it: `cargo run -p BIN --` becomes the built binary (found, and
 /// refused when stale, by the support library's [`program`]), and the
-/// docs' example address `127.0.0.1:8080` becomes `address`, and `.venv/bin/resync-sync` the
-/// repository's.
+/// docs' example address `127.0.0.1:8080` becomes `address`, and `.venv/bin/resync-sync` and
+/// `.venv/bin/wacz` the repository's.
 pub(crate) fn rewrite(command: &str, address: &str) -> String {
     let mut out = command.to_owned();
     for bin in ["modoai-harvester", "modoai-explorer", "modoai"] {
@@ -44,6 +44,7 @@ pub(crate) fn rewrite(command: &str, address: &str) -> String {
     let venv = format!("'{}/.venv/bin/", repo_root().display());
     out.replace("127.0.0.1:8080", address)
         .replace(".venv/bin/resync-sync", &format!("{venv}resync-sync'"))
+        .replace(".venv/bin/wacz ", &format!("{venv}wacz' "))
 }
 
 /// `bash -c COMMAND` in `dir` (the environment gives `$PW` and `$KEY` for the `hash-secret`

@@ -259,6 +259,19 @@ pub(crate) const TABLE: &[Entry] = &[
         "cargo run -p modoai-harvester -- profile lookup small.ukvs http://127.0.0.1:8080/images/logo.png",
         "/images/logo.png",
     ),
+    run(
+        "cargo run -p modoai-harvester -- corpus --archive my-archive --at 2030-01-01 --out site-2030.xml",
+        "parts",
+    ),
+    run(
+        "cargo run -p modoai-harvester -- corpus --archive my-archive --deleted --from 2026-01-01 --out deleted.xml",
+        "parts",
+    ),
+    run(
+        "cargo run -p modoai-harvester -- wacz --archive my-archive --out my-archive.wacz --title 'Example site'",
+        "pages",
+    ),
+    run(".venv/bin/wacz validate -f my-archive.wacz", "succeeded"),
     Entry {
         command: ".venv/bin/wb-manager init my-collection",
         how: PYWB,

@@ -3,6 +3,7 @@
 
 mod cli;
 mod crash;
+mod deletions;
 mod faults;
 mod interrupt;
 mod manual;
@@ -15,6 +16,7 @@ mod scripted;
 mod services;
 mod store;
 mod terminal;
+mod wacz;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -45,6 +47,26 @@ pub(crate) fn harvest_ok(args: &[&str], code: i32) -> String {
     stdout
 }
 
+/// Runs the harvester, asserting its exit code; returns stdout and stderr.
+pub(crate) fn run(args: &[&str], code: i32) -> (String, String) {
+    let out = harvester(args);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    (stdout, stderr)
+}
+
+/// Runs `f` on tokio's blocking pool (the harvester process, while the test's server runs).
+pub(crate) async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    tokio::task::spawn_blocking(f).await.unwrap()
+}
+
 /// The ledger's items (the site pages a harvest captures besides them left out).
 pub(crate) fn ledger(archive: &Path) -> Vec<Entry> {
     std::fs::read_to_string(archive.join("ledger.jsonl"))
@@ -62,7 +84,24 @@ pub(crate) fn archive_check(archive: &Path) -> String {
 
 /// pywb replays each URL with exactly the bytes of its file.
 pub(crate) fn pywb_replay(archive: &Path, expect: &[(String, PathBuf)], revisits: &[String]) {
+    let args = pywb_replay_args(archive, expect, revisits, None);
+    python(
+        "pywb_replay.py",
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+}
+
+/// The arguments of `pywb_replay.py`; with `wacz`, pywb replays that package of the archive.
+pub(crate) fn pywb_replay_args(
+    archive: &Path,
+    expect: &[(String, PathBuf)],
+    revisits: &[String],
+    wacz: Option<&Path>,
+) -> Vec<String> {
     let mut args = vec![archive.to_str().unwrap().to_owned()];
+    if let Some(w) = wacz {
+        args.extend(["--wacz".to_owned(), w.to_str().unwrap().to_owned()]);
+    }
     for (url, file) in expect {
         args.push("--expect".into());
         args.push(format!("{url}={}", file.display()));
@@ -71,8 +110,7 @@ pub(crate) fn pywb_replay(archive: &Path, expect: &[(String, PathBuf)], revisits
         args.push("--revisit".into());
         args.push(url.clone());
     }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    python("pywb_replay.py", &args);
+    args
 }
 
 /// The archive scripts' own self-test (archives written by warcio, negative cases included), so

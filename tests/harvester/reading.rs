@@ -13,26 +13,7 @@ use integration_tests::{Server, TestSite};
 use sha1::{Digest, Sha1};
 
 use super::our_server::site_files;
-use super::{archive_check, harvester, ledger};
-
-/// Runs the harvester, asserting its exit code; returns stdout and stderr.
-fn run(args: &[&str], code: i32) -> (String, String) {
-    let out = harvester(args);
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    (stdout, stderr)
-}
-
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    tokio::task::spawn_blocking(f).await.unwrap()
-}
+use super::{archive_check, blocking, ledger, run};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()

@@ -2,7 +2,7 @@
 """Replay a harvested archive with pywb and compare what it serves with the original files.
 
     .venv/bin/python tests/python/pywb_replay.py ARCHIVE --expect URL=LOCALFILE [--expect …]
-                     [--revisit URL …] [--own-index] [--json] [--keep DIR]
+                     [--revisit URL …] [--own-index | --wacz FILE] [--json] [--keep DIR]
 
 Builds a pywb collection in a temporary directory (`wb-manager init c`, `wb-manager add c` with
 every ARCHIVE/warcs/*.warc.gz, so pywb indexes the WARCs itself), starts `wayback` on 127.0.0.1 on
@@ -19,6 +19,11 @@ a free port, waits until it answers, and then:
                      the --expect file when the URL has one).
   --own-index        serve ARCHIVE/index.cdxj instead of pywb's own index (the WARCs are linked
                      under the index's `filename` values), to check that pywb can use our index.
+  --wacz FILE        build the collection from a WACZ package of ARCHIVE instead
+                     (`wb-manager add --unpack-wacz c FILE`: pywb takes the package's WARCs and its
+                     indexes/index.cdx.gz, renames the WARCs and rewrites the index's `filename`
+                     values), to check that the package replays; ARCHIVE still gives the records'
+                     Content-Types.
 
 Prints one line per check (`ok` / `MISMATCH` with sizes and the first differing offset), then a
 summary; with --json a JSON object on stdout instead ({"ok", "startup_seconds", "port",
@@ -172,8 +177,13 @@ def run_checked(cmd: list[str], cwd: Path) -> None:
         raise SetupError(f"{' '.join(cmd[:3])} … exit {proc.returncode}: {output}")
 
 
-def build_collection(archive: Path, root: Path, own_index: bool) -> None:
+def build_collection(archive: Path, root: Path, own_index: bool, wacz: Path | None) -> None:
     run_checked([venv_tool("wb-manager"), "init", COLL], root)
+    if wacz is not None:
+        run_checked([venv_tool("wb-manager"), "add", "--unpack-wacz", COLL, str(wacz)], root)
+        if not any((root / "collections" / COLL / "indexes").glob("*.cdxj")):
+            raise SetupError(f"wb-manager found no index in {wacz}")
+        return
     warcs = warc_files(archive)
     if not warcs:
         raise SetupError(f"no *.warc.gz in {archive / WARC_DIR}")
@@ -403,6 +413,8 @@ def main() -> int:
                     help="URL that must have a revisit capture that replays")
     ap.add_argument("--own-index", action="store_true",
                     help="serve ARCHIVE/index.cdxj instead of letting wb-manager index the WARCs")
+    ap.add_argument("--wacz", type=Path, metavar="FILE",
+                    help="build the collection from this WACZ package of ARCHIVE")
     ap.add_argument("--json", action="store_true",
                     help="print a JSON summary on stdout (the report goes to stderr)")
     ap.add_argument("--keep", type=Path, metavar="DIR",
@@ -430,12 +442,14 @@ def main() -> int:
     try:
         captures = read_captures(archive)
         t0 = time.monotonic()
-        build_collection(archive, root, args.own_index)
+        wacz = args.wacz.resolve() if args.wacz else None
+        build_collection(archive, root, args.own_index, wacz)
         prepared = time.monotonic() - t0
         with Wayback(root) as wb:
             startup, port = wb.startup, wb.port
             print(f"pywb_replay {archive}: collection built in {prepared:.1f} s "
-                  f"({'own index' if args.own_index else 'wb-manager add'}), wayback answered "
+                  f"({'own index' if args.own_index else 'WACZ' if wacz else 'wb-manager add'}), "
+                  "wayback answered "
                   f"after {wb.startup:.1f} s on port {wb.port}", file=out)
             for url, local in expects.items():
                 results.append(check_expect(wb, url, local, captures))

@@ -18,6 +18,7 @@
 //! again), then checked and closed; ledger lines not yet in the index are indexed.
 
 mod error;
+mod history;
 mod layout;
 mod ledger;
 mod open;
@@ -29,6 +30,7 @@ mod report;
 mod state;
 
 pub use error::ArchiveError;
+pub use history::{Deletion, Timeline};
 pub use layout::{ArchiveLayout, NotAnArchive};
 pub use ledger::{record_ref, timestamp14, written, Entry, EntryKind, Written};
 pub use open::{Archive, Original};

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 
-use modoai_harvester::archive::{parts_of, ArchiveReport, HarvestReport, ListReport, Reader};
+use modoai_harvester::archive::{
+    parts_of, ArchiveReport, Deletion, HarvestReport, ListReport, Reader, Timeline,
+};
 use serde::Serialize;
 use tokio::runtime::Runtime;
 
@@ -50,7 +52,8 @@ Exit codes: see modoai-harvester --help.")]
         /// Print JSON instead of text (with --parts: one JSON object per line).
         #[arg(long)]
         json: bool,
-        /// List every archived part with its PWID, WARC file, offset, length and content type.
+        /// List every archived part with its PWID, WARC file, offset, length and content type,
+        /// and every deletion with its file's URL and its datestamp, in harvest order.
         #[arg(long)]
         parts: bool,
     },
@@ -204,15 +207,57 @@ struct PartLine<'a> {
     digest: &'a str,
 }
 
-/// One line (or JSON object) per archived part, read from the ledger one entry at a time.
+/// One line of `inspect archive --parts --json` for a deletion: the file's URL (from the item's
+/// last capture; null when the archive never captured it) and the deletion's datestamp.
+#[derive(Debug, Serialize)]
+struct DeletionLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    url: Option<&'a str>,
+    identifier: &'a str,
+    datestamp: &'a str,
+    harvested: &'a str,
+    endpoint: &'a str,
+}
+
+fn write_deletion(out: &mut dyn std::io::Write, d: &Deletion, json: bool) -> anyhow::Result<()> {
+    let urls: Vec<Option<&str>> = match d.urls.is_empty() {
+        true => vec![None],
+        false => d.urls.iter().map(|u| Some(u.as_str())).collect(),
+    };
+    for url in urls {
+        if json {
+            let line = DeletionLine {
+                kind: "deletion",
+                url,
+                identifier: &d.identifier,
+                datestamp: &d.datestamp,
+                harvested: &d.harvested,
+                endpoint: &d.endpoint,
+            };
+            writeln!(out, "{}", serde_json::to_string(&line)?)?;
+        } else {
+            let url = url.unwrap_or(&d.identifier);
+            writeln!(out, "deleted {}  {url}", d.datestamp)?;
+        }
+    }
+    Ok(())
+}
+
+/// One line (or JSON object) per archived part and per deletion, read from the ledger one entry
+/// at a time.
 fn show_parts(reader: &Reader, json: bool) -> anyhow::Result<()> {
     let id = reader.archive_id().unwrap_or_default().to_owned();
     // The file's name on disk: `….warc.gz.open` while a harvest writes it.
     let mut names: HashMap<String, String> = HashMap::new();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut entries = reader.entries()?;
-    for entry in entries.by_ref() {
+    let mut timeline = Timeline::new();
+    while let Some(entry) = entries.next() {
         let entry = entry?;
+        if let Some(d) = timeline.see(entries.position(), &entry) {
+            write_deletion(&mut out, &d, json)?;
+        }
         for part in parts_of(&entry, &id) {
             let r = &part.record;
             if !names.contains_key(&r.file) {

@@ -12,6 +12,7 @@ mod pwid;
 mod repair;
 mod store;
 mod summary;
+mod wacz;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -59,6 +60,7 @@ Examples:
   modoai-harvester inspect archive archive/
   modoai-harvester repair --archive archive/
   modoai-harvester corpus --archive archive/ --set mime:image --out corpus.xml
+  modoai-harvester wacz --archive archive/ --out harvest.wacz
 
 Every command has its own --help with examples. Commands that read an archive (inspect archive,
 profile, pwid resolve, corpus) need read access only and work while a harvest runs.";
@@ -135,6 +137,8 @@ Exit codes: see modoai-harvester --help."
     /// folder (an archive pywb replays and every command reads).
     #[command(after_help = store::FETCH_HELP)]
     FetchArchive(store::FetchArgs),
+    /// Package an archive as one WACZ 1.1.1 file (WARCs, index, pages, datapackage.json).
+    Wacz(wacz::WaczArgs),
 }
 
 const HARVEST_HELP: &str = "\
@@ -343,6 +347,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Man(m) => manual::man(&m).map(ExitCode::from),
         Command::Repair(r) => repair::run(r).map(|()| ExitCode::from(EXIT_OK)),
         Command::FetchArchive(f) => store::fetch(runtime.handle(), &f).map(ExitCode::from),
+        Command::Wacz(w) => wacz::run(w).map(|()| ExitCode::from(EXIT_OK)),
     }
 }
 

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
-use modoai_harvester::archive::Reader;
+use modoai_harvester::archive::{Reader, Timeline};
 use modoai_harvester::profile::{self, CompactOptions, Header, Stats};
 use serde::Serialize;
 
@@ -110,7 +110,7 @@ pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
                 .path_factor(path_factor);
             let stats = profile::compact(&input, &output, &options)
                 .with_context(|| format!("cannot compact {}", input.display()))?;
-            report(&stats, json)?;
+            report(&stats, None, json)?;
             Ok(ExitCode::from(EXIT_OK))
         }
         Some(ProfileCommand::Lookup { file, uri }) => {
@@ -163,13 +163,14 @@ pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
                         .unwrap_or_default()
                 }),
                 generated: modoai_harvester::warc::warc_date(time::OffsetDateTime::now_utc()),
+                deletions: Some(deletions(&reader)?),
             };
             let input = reader
                 .cdxj()
                 .with_context(|| format!("cannot read the index of {}", archive.display()))?;
             let stats = profile::generate_from(input, &out, &header)
                 .with_context(|| format!("cannot write {}", out.display()))?;
-            report(&stats, json)?;
+            report(&stats, header.deletions, json)?;
             Ok(ExitCode::from(EXIT_OK))
         }
     }
@@ -192,13 +193,41 @@ fn print(text: &str) -> std::io::Result<()> {
     out.flush()
 }
 
-/// The reference tool's figures: lines in and out, bytes in and out, roll-ups; then skipped lines.
-fn report(s: &Stats, json: bool) -> anyhow::Result<()> {
-    if json {
-        return Ok(print(&serde_json::to_string_pretty(s)?)?);
+/// The deletions the archive recorded, each once ([`Timeline`]).
+fn deletions(reader: &Reader) -> anyhow::Result<u64> {
+    let mut timeline = Timeline::new();
+    let mut entries = reader.entries()?;
+    let mut count = 0;
+    while let Some(entry) = entries.next() {
+        count += u64::from(timeline.see(entries.position(), &entry?).is_some());
     }
+    Ok(count)
+}
+
+/// What `profile --json` prints: the figures, and when generating, the deletions counted apart.
+#[derive(Debug, Serialize)]
+struct StatsReport<'a> {
+    #[serde(flatten)]
+    stats: &'a Stats,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deletions: Option<u64>,
+}
+
+/// The reference tool's figures: lines in and out, bytes in and out, roll-ups; then skipped
+/// lines and the deletions (no mementos, counted apart).
+fn report(s: &Stats, deletions: Option<u64>, json: bool) -> anyhow::Result<()> {
+    if json {
+        let r = StatsReport {
+            stats: s,
+            deletions,
+        };
+        return Ok(print(&serde_json::to_string_pretty(&r)?)?);
+    }
+    let deletions = deletions
+        .map(|n| format!("; {n} deletions, counted apart (no mementos)"))
+        .unwrap_or_default();
     Ok(print(&format!(
-        "{} {} {} {} {} (lines in, lines out, bytes in, bytes out, roll-ups; {} lines skipped)",
+        "{} {} {} {} {} (lines in, lines out, bytes in, bytes out, roll-ups; {} lines skipped{deletions})",
         s.in_lines, s.out_lines, s.in_bytes, s.out_bytes, s.rollups, s.skipped
     ))?)
 }

@@ -50,6 +50,12 @@ Examples:
   modoai-harvester corpus --archive archive/ --out corpus.xml
   modoai-harvester corpus --archive archive/ --host example.org --set mime:image \\
       --from 2026-01-01 --until 2026-06-30 --description 'Images, first half of 2026' --out -
+  modoai-harvester corpus --archive archive/ --at 2026-03-31 --out site-on-31-march.xml
+  modoai-harvester corpus --archive archive/ --deleted --from 2026-03-01 --until 2026-03-31 --out -
+
+--at DATE: the site as it stood then: each file's last capture dated at or before DATE, files
+deleted by then left out. --deleted: the last capture of every file whose deletion is dated
+within --from/--until, each <part> with the deletion's datestamp in its `deleted` attribute.
 
 Reads the archive only (no write access, no lock). A corpus names closed WARC files only: parts
 in files still open (a harvest running, or killed) are left out with a message and exit code 3.
@@ -74,6 +80,14 @@ pub(crate) struct CorpusArgs {
     /// Only items with a datestamp at or before this date (a day includes all of it).
     #[arg(long, value_name = "DATE")]
     until: Option<String>,
+    /// The state of the site at this date (a day includes all of it): each file's last
+    /// capture dated at or before it, files deleted by then left out.
+    #[arg(long, value_name = "DATE", conflicts_with_all = ["from", "until", "deleted"])]
+    at: Option<String>,
+    /// What was deleted: the last capture of each file whose deletion is dated within
+    /// --from and --until.
+    #[arg(long)]
+    deleted: bool,
     /// A description of the corpus.
     #[arg(long, value_name = "TEXT")]
     description: Option<String>,
@@ -196,6 +210,8 @@ pub(crate) fn corpus(args: CorpusArgs) -> anyhow::Result<ExitCode> {
         set: args.set,
         from: date("--from", &args.from, false)?,
         until: date("--until", &args.until, true)?,
+        at: date("--at", &args.at, true)?,
+        deleted: args.deleted,
     };
     let reader = Reader::open(&args.archive)?;
     let out: Box<dyn Write> = if args.out.as_os_str() == "-" {

@@ -22,6 +22,9 @@ pub struct Header {
     pub name: String,
     /// When the profile was made (RFC 3339), in `!meta`.
     pub generated: String,
+    /// Deletions the archive recorded (`!meta {… deletions: N}`): counted apart, since a deleted
+    /// record is no memento of any URI.
+    pub deletions: Option<u64>,
 }
 
 /// Writes the MementoMap of the sorted CDXJ (or CDX, or SURT list) `cdxj` to `out`.
@@ -145,12 +148,16 @@ fn line_hash(line: &[u8]) -> u64 {
 /// key character, so the file stays sorted.
 fn header_lines(h: &Header) -> Vec<String> {
     let json = |s: &str| serde_json::Value::String(s.to_owned()).to_string();
+    let deletions = h
+        .deletions
+        .map(|n| format!(", deletions: {n}"))
+        .unwrap_or_default();
     vec![
         "!context [\"http://oduwsdl.github.io/contexts/ukvs\"]\n".to_owned(),
         format!("!id {{uri: {}}}\n", json(&h.id)),
         "!fields {keys: [\"surt\"], values: [\"frequency\"]}\n".to_owned(),
         format!(
-            "!meta {{type: \"MementoMap\", name: {}, generated: {}, generator: {}}}\n",
+            "!meta {{type: \"MementoMap\", name: {}, generated: {}, generator: {}{deletions}}}\n",
             json(&h.name),
             json(&h.generated),
             json(concat!("modoai-harvester ", env!("CARGO_PKG_VERSION")))
