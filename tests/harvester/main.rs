@@ -3,6 +3,7 @@
 
 mod cli;
 mod crash;
+mod disk_full;
 mod faults;
 mod interrupt;
 mod manual;

@@ -91,29 +91,25 @@ impl Item<'_> {
             xml,
             payloads,
         } = self;
-        let dir = archive.dir().to_owned();
         let archive_id = archive.archive_id().to_owned();
-        let writer = archive.writer(warcinfo);
-        let records = writer
-            .group(|w| {
-                write_group(
-                    w,
-                    date,
-                    Group {
-                        archive_id: &archive_id,
-                        endpoint,
-                        prefix,
-                        header,
-                        get_record: &get_record,
-                        facts: &facts,
-                        xml,
-                        payloads,
-                        originals,
-                        checks: &checks,
-                    },
-                )
-            })
-            .map_err(|error| ArchiveError::Io { path: dir, error })?;
+        let records = archive.write_group(warcinfo, |w| {
+            write_group(
+                w,
+                date,
+                Group {
+                    archive_id: &archive_id,
+                    endpoint,
+                    prefix,
+                    header,
+                    get_record: &get_record,
+                    facts: &facts,
+                    xml,
+                    payloads,
+                    originals,
+                    checks: &checks,
+                },
+            )
+        })?;
         let entry = Entry {
             endpoint: endpoint.to_owned(),
             prefix: prefix.to_owned(),
