@@ -4,7 +4,6 @@
 //! grown after each failure (`mount -o remount,size=…`), so the runs stop at different points
 //! (WARC records, ledger lines, the state, the index).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -12,7 +11,7 @@ use integration_tests::{Server, TestSite};
 use rand::{Rng, SeedableRng};
 
 use super::our_server::site_files;
-use super::{archive_check, harvester, ledger, pywb_replay};
+use super::{archive_check, assert_each_file_once, harvester, ledger, pywb_replay};
 
 /// A tmpfs mounted on a fresh folder, unmounted when dropped.
 struct Tmpfs {
@@ -89,9 +88,9 @@ async fn a_full_disk_stops_cleanly_and_the_next_run_continues() {
     let args = move || {
         let args = [
             "harvest",
-            &oai,
+            oai.as_str(),
             "--archive",
-            &a,
+            a.as_str(),
             "--metadata-prefix",
             "oai_didl",
         ];
@@ -122,21 +121,7 @@ async fn a_full_disk_stops_cleanly_and_the_next_run_continues() {
     }
     assert!(stops >= 3, "the disk filled up {stops} times only");
     let files = site_files(site.path(), &server.base);
-    let entries = ledger(&archive);
-    let mut per_id: HashMap<&str, usize> = HashMap::new();
-    for e in &entries {
-        *per_id.entry(&e.identifier).or_default() += 1;
-    }
-    assert_eq!(per_id.len(), files.len(), "every file harvested");
-    assert!(per_id.values().all(|&n| n == 1), "exactly once: {per_id:?}");
-    for (url, path) in &files {
-        let e = entries.iter().find(|e| &e.identifier == url).unwrap();
-        assert_eq!(e.bytes, std::fs::metadata(path).unwrap().len(), "{url}");
-    }
-    for e in std::fs::read_dir(archive.join("warcs")).unwrap().flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        assert!(!name.ends_with(".open"), "{name} left open");
-    }
+    assert_each_file_once(&archive, &files);
     // warcio finds every record whole, and no record the index does not list.
     archive_check(&archive);
     pywb_replay(&archive, &files[..3], &[]);

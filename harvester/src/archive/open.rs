@@ -223,7 +223,11 @@ impl Archive {
             lines.extend(entry.records.iter().filter_map(Written::cdxj));
         }
         if self.state.archive_id.is_none() {
-            self.fix_archive_id()?;
+            // The item is in: a state that cannot be saved now (a full disk) is saved at the
+            // next checkpoint, or its id restored from the ledger on opening.
+            if let Err(e) = self.fix_archive_id() {
+                tracing::warn!("{e}");
+            }
         }
         Ok(())
     }
