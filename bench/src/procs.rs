@@ -42,13 +42,29 @@ impl Proc {
     }
 
     /// Waits for the exit, polling the peak memory while it runs; returns (status, elapsed, peak MiB).
-    pub(crate) fn wait_peak(mut self) -> anyhow::Result<(ExitStatus, Duration, f64)> {
+    pub(crate) fn wait_peak(self) -> anyhow::Result<(ExitStatus, Duration, f64)> {
+        let u = self.wait_usage()?;
+        Ok((u.status, u.took, u.peak))
+    }
+
+    /// Waits for the exit like [`wait_peak`](Self::wait_peak), also measuring the CPU time
+    /// (user + system) the process used. The bench reaps one child at a time, so the growth of
+    /// the reaped children's usage across the wait is this child's.
+    pub(crate) fn wait_usage(mut self) -> anyhow::Result<Usage> {
         let start = Instant::now();
+        let before = children_cpu()?;
         let mut peak = 0f64;
         loop {
             peak = peak.max(self.peak_mib());
             if let Some(status) = self.child.try_wait()? {
-                return Ok((status, start.elapsed(), peak));
+                let took = start.elapsed();
+                let cpu = children_cpu()?.saturating_sub(before);
+                return Ok(Usage {
+                    status,
+                    took,
+                    peak,
+                    cpu,
+                });
             }
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -71,6 +87,27 @@ impl Drop for Proc {
             let _ = self.child.wait();
         }
     }
+}
+
+/// What a finished child used.
+pub(crate) struct Usage {
+    pub(crate) status: ExitStatus,
+    /// Wall time from the start of the wait.
+    pub(crate) took: Duration,
+    /// Peak resident memory, MiB.
+    pub(crate) peak: f64,
+    /// User + system CPU time.
+    pub(crate) cpu: Duration,
+}
+
+/// User + system CPU time of every child reaped so far.
+fn children_cpu() -> anyhow::Result<Duration> {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let u = getrusage(UsageWho::RUSAGE_CHILDREN)?;
+    let d = |t: nix::sys::time::TimeVal| {
+        Duration::from_secs(t.tv_sec() as u64) + Duration::from_micros(t.tv_usec() as u64)
+    };
+    Ok(d(u.user_time()) + d(u.system_time()))
 }
 
 /// A field of /proc/PID/status in KiB.
@@ -127,17 +164,23 @@ impl Bins {
 
     /// `tests/python/harvest_sickle.py URL PREFIX`, timed, with its peak memory.
     pub(crate) fn sickle(&self, oai: &str, prefix: &str) -> anyhow::Result<(Duration, f64, u64)> {
+        let (u, records) = self.sickle_usage(oai, prefix)?;
+        Ok((u.took, u.peak, records))
+    }
+
+    /// Sickle harvesting the whole list: what it used, and the records it counted.
+    pub(crate) fn sickle_usage(&self, oai: &str, prefix: &str) -> anyhow::Result<(Usage, u64)> {
         let out = tempfile::NamedTempFile::new()?;
         let mut cmd = Command::new(self.python()?);
         cmd.arg(self.repo.join("tests/python/harvest_sickle.py"))
             .args([oai, prefix])
             .stdout(out.reopen()?);
-        let (status, took, peak) = Proc::spawn("sickle", &mut cmd)?.wait_peak()?;
-        if !status.success() {
-            bail!("Sickle failed: {status}");
+        let u = Proc::spawn("sickle", &mut cmd)?.wait_usage()?;
+        if !u.status.success() {
+            bail!("Sickle failed: {}", u.status);
         }
         let report: serde_json::Value = serde_json::from_reader(out.reopen()?)?;
-        Ok((took, peak, report["records"].as_u64().unwrap_or(0)))
+        Ok((u, report["records"].as_u64().unwrap_or(0)))
     }
 }
 

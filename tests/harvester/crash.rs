@@ -1,7 +1,6 @@
 //! kill -9 at random moments, then the same command again: every file ends up in the archive
 //! exactly once, no `.open` file is left, and warcio finds every record whole.
 
-use std::collections::HashMap;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -10,7 +9,7 @@ use integration_tests::{Server, TestSite};
 use rand::{Rng, SeedableRng};
 
 use super::our_server::site_files;
-use super::{archive_check, harvest_ok, ledger, pywb_replay};
+use super::{archive_check, assert_each_file_once, harvest_ok, pywb_replay};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killed_harvests_complete_with_every_record_exactly_once() {
@@ -85,17 +84,7 @@ async fn killed_harvests_complete_with_every_record_exactly_once() {
     .unwrap();
     println!("{out}");
     let files = site_files(site.path(), &server.base);
-    let entries = ledger(&archive);
-    let mut per_id: HashMap<&str, usize> = HashMap::new();
-    for e in &entries {
-        *per_id.entry(&e.identifier).or_default() += 1;
-    }
-    assert_eq!(per_id.len(), files.len(), "every file harvested");
-    assert!(per_id.values().all(|&n| n == 1), "exactly once: {per_id:?}");
-    for (url, path) in &files {
-        let e = entries.iter().find(|e| &e.identifier == url).unwrap();
-        assert_eq!(e.bytes, std::fs::metadata(path).unwrap().len(), "{url}");
-    }
+    assert_each_file_once(&archive, &files);
     // Exactly one resource per file in the index.
     let index = std::fs::read_to_string(archive.join("index.cdxj")).unwrap();
     for (url, _) in &files {
@@ -104,13 +93,6 @@ async fn killed_harvests_complete_with_every_record_exactly_once() {
             .filter(|l| l.contains(&format!("\"url\": \"{url}\"")))
             .count();
         assert_eq!(n, 1, "{url} indexed {n} times");
-    }
-    for e in std::fs::read_dir(archive.join("warcs")).unwrap().flatten() {
-        assert!(
-            !e.file_name().to_string_lossy().ends_with(".open"),
-            "{:?} left open",
-            e.path()
-        );
     }
     archive_check(&archive);
     pywb_replay(&archive, &files[..4], &[]);

@@ -4,6 +4,7 @@
 mod cli;
 mod crash;
 mod deletions;
+mod disk_full;
 mod faults;
 mod interrupt;
 mod manual;
@@ -75,6 +76,26 @@ pub(crate) fn ledger(archive: &Path) -> Vec<Entry> {
         .map(|l| serde_json::from_str::<Entry>(l).expect("ledger line"))
         .filter(|e| e.kind.is_item())
         .collect()
+}
+
+/// Every file of the site is in the archive exactly once, with all its bytes, and no WARC file is
+/// left `.open`.
+pub(crate) fn assert_each_file_once(archive: &Path, files: &[(String, PathBuf)]) {
+    let entries = ledger(archive);
+    let mut per_id: std::collections::HashMap<&str, usize> = Default::default();
+    for e in &entries {
+        *per_id.entry(&e.identifier).or_default() += 1;
+    }
+    assert_eq!(per_id.len(), files.len(), "every file harvested");
+    assert!(per_id.values().all(|&n| n == 1), "exactly once: {per_id:?}");
+    for (url, path) in files {
+        let e = entries.iter().find(|e| &e.identifier == url).unwrap();
+        assert_eq!(e.bytes, std::fs::metadata(path).unwrap().len(), "{url}");
+    }
+    for e in std::fs::read_dir(archive.join("warcs")).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        assert!(!name.ends_with(".open"), "{name} left open");
+    }
 }
 
 /// `warcio check` on every WARC, and our CDXJ against cdxj-indexer's and warcio's indexes.

@@ -190,11 +190,15 @@ impl Ledger {
     }
 
     /// Appends one entry with a single `write`, so a crash leaves it whole or partial, never
-    /// mixed; returns its offset.
+    /// mixed; returns its offset. A write that fails (a full disk) is cut back off the file.
     pub(crate) fn append(&mut self, entry: &Entry) -> io::Result<u64> {
         let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
         line.push(b'\n');
-        self.file.write_all(&line)?;
+        if let Err(e) = self.file.write_all(&line) {
+            // The file is in append mode: cutting it is enough to write on from `len`.
+            let _ = self.file.set_len(self.len);
+            return Err(e);
+        }
         let offset = self.len;
         self.len += line.len() as u64;
         Ok(offset)

@@ -3,20 +3,25 @@
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use nix::fcntl::{Flock, FlockArg};
 
-use super::error::at;
+use super::error::{at, index_error};
 use super::ledger::{record_ref, Ledger};
 use super::options::archive_id;
 use super::recovery::{self, Recovery};
 use super::{ArchiveError, ArchiveLayout, ArchiveOptions, Entry, State, Written};
-use crate::cdxj::CdxjIndex;
+use crate::cdxj::{CdxjIndex, CdxjLine};
 use crate::warc::{RecordRef, RecordType, WarcFields, Writer, WriterConfig};
 
 /// Ledger bytes after which a checkpoint also merges the new entries into the index, so a long
 /// harvest keeps its index current and the merge batch (held in memory) small.
 const INDEX_BATCH: u64 = 8 << 20;
+
+/// How often [`Archive::checkpoint_soon`] makes the archive durable: a handful of fsyncs a
+/// second, whatever the size of the pages.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
 
 /// The original capture of a payload, for revisit records.
 #[derive(Clone, Debug)]
@@ -43,6 +48,12 @@ pub struct Archive {
     /// payload (16 bytes per payload; the record itself is read back from the ledger).
     originals: HashMap<u64, u64>,
     recovery: Recovery,
+    /// When the last checkpoint ended.
+    checkpointed: Instant,
+    /// The CDXJ lines of the entries committed since the index was last updated, when they are
+    /// all of the ledger past `state.indexed` (`None` until then): merged without reading the
+    /// ledger back.
+    unindexed: Option<Vec<CdxjLine>>,
 }
 
 impl Archive {
@@ -100,6 +111,8 @@ impl Archive {
             seen: HashSet::new(),
             originals: HashMap::new(),
             recovery,
+            checkpointed: Instant::now(),
+            unindexed: None,
         };
         for (key, originals) in known {
             archive.learn(key, originals);
@@ -179,14 +192,42 @@ impl Archive {
         })
     }
 
-    /// Records an item whose WARC records were just written (one ledger `write`).
+    /// Writes one item's records with [`Writer::group`] (created with `warcinfo` fields if
+    /// needed). A failure names the WARC folder, and a full disk is
+    /// [`ArchiveError::DiskFull`]: the group's records are cut back, none stays half-written.
+    pub fn write_group<T>(
+        &mut self,
+        warcinfo: impl FnOnce() -> WarcFields,
+        f: impl FnOnce(&mut Writer) -> std::io::Result<T>,
+    ) -> Result<T, ArchiveError> {
+        let warcs = self.layout.warcs();
+        self.writer(warcinfo).group(f).map_err(at(&warcs))
+    }
+
+    /// Records an item whose WARC records were just written (one ledger `write`). If the line
+    /// cannot be written, the WARC file is left `.open` for the next opening to cut back to the
+    /// last item the ledger has (as after a crash): an item is in the archive with its line or
+    /// not at all.
     pub fn commit(&mut self, entry: &Entry) -> Result<(), ArchiveError> {
         let path = self.layout.ledger();
-        let offset = self.ledger.append(entry).map_err(at(&path))?;
+        let offset = match self.ledger.append(entry) {
+            Ok(offset) => offset,
+            Err(e) => {
+                drop(self.writer.take());
+                return Err(ArchiveError::io(&path, e));
+            }
+        };
         let (key, originals) = remembered(offset, entry);
         self.learn(key, originals);
+        if let Some(lines) = &mut self.unindexed {
+            lines.extend(entry.records.iter().filter_map(Written::cdxj));
+        }
         if self.state.archive_id.is_none() {
-            self.fix_archive_id()?;
+            // The item is in: a state that cannot be saved now (a full disk) is saved at the
+            // next checkpoint, or its id restored from the ledger on opening.
+            if let Err(e) = self.fix_archive_id() {
+                tracing::warn!("{e}");
+            }
         }
         Ok(())
     }
@@ -205,10 +246,11 @@ impl Archive {
     /// crash the harvest continues from here.
     pub fn checkpoint(&mut self) -> Result<(), ArchiveError> {
         if let Some(w) = &mut self.writer {
-            w.sync().map_err(at(self.layout.dir()))?;
+            w.sync().map_err(at(&self.layout.warcs()))?;
         }
         let ledger = self.layout.ledger();
         self.ledger.sync().map_err(at(&ledger))?;
+        self.checkpointed = Instant::now();
         if self.ledger.len() - self.state.indexed >= INDEX_BATCH {
             // Saves the state too.
             return self.update_index();
@@ -217,22 +259,42 @@ impl Archive {
         self.state.save(&path).map_err(at(&path))
     }
 
+    /// A [`checkpoint`](Self::checkpoint) if the last one is a second old or more, else
+    /// nothing: what was saved before stays valid (a crash continues from an earlier point and
+    /// skips the items the ledger has), so a list of many small pages is not held up by an
+    /// fsync per page.
+    pub fn checkpoint_soon(&mut self) -> Result<(), ArchiveError> {
+        if self.checkpointed.elapsed() < CHECKPOINT_EVERY {
+            return Ok(());
+        }
+        self.checkpoint()
+    }
+
     /// Merges ledger entries not yet indexed into `index.cdxj`.
     pub fn update_index(&mut self) -> Result<(), ArchiveError> {
         let ledger = self.layout.ledger();
         if self.state.indexed >= self.ledger.len() {
+            self.unindexed = Some(Vec::new());
             return Ok(());
         }
         self.ledger.sync().map_err(at(&ledger))?;
-        let entries = self
-            .ledger
-            .entries_from(self.state.indexed)
-            .map_err(at(&ledger))?;
-        let lines = entries
-            .iter()
-            .flat_map(|e| e.records.iter().filter_map(Written::cdxj));
-        self.index().add(lines)?;
+        // Taken: if the merge fails, the next update reads the ledger again.
+        let lines = match self.unindexed.take() {
+            Some(lines) => lines,
+            None => self
+                .ledger
+                .entries_from(self.state.indexed)
+                .map_err(at(&ledger))?
+                .iter()
+                .flat_map(|e| e.records.iter().filter_map(Written::cdxj))
+                .collect(),
+        };
+        let index = self.layout.index();
+        self.index()
+            .add(lines)
+            .map_err(|e| index_error(&index, e))?;
         self.state.indexed = self.ledger.len();
+        self.unindexed = Some(Vec::new());
         let path = self.layout.state();
         self.state.save(&path).map_err(at(&path))
     }
@@ -246,7 +308,7 @@ impl Archive {
     /// warcinfo), indexes what it added, and saves the state.
     pub fn end_run(&mut self) -> Result<(), ArchiveError> {
         if let Some(w) = self.writer.take() {
-            w.close().map_err(at(self.layout.dir()))?;
+            w.close().map_err(at(&self.layout.warcs()))?;
         }
         self.update_index()?;
         self.checkpoint()
@@ -255,7 +317,7 @@ impl Archive {
     /// Closes the WARC file, indexes, and saves the state.
     pub fn close(mut self) -> Result<Vec<PathBuf>, ArchiveError> {
         let files = match self.writer.take() {
-            Some(w) => w.close().map_err(at(self.layout.dir()))?,
+            Some(w) => w.close().map_err(at(&self.layout.warcs()))?,
             None => Vec::new(),
         };
         self.update_index()?;

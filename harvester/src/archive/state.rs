@@ -130,9 +130,15 @@ impl State {
     /// Writes `path` atomically: a synced temporary file renamed over it.
     pub(crate) fn save(&self, path: &Path) -> io::Result<()> {
         let tmp: PathBuf = path.with_extension("json.tmp");
-        let mut file = File::create(&tmp)?;
-        file.write_all(&serde_json::to_vec_pretty(self).map_err(io::Error::other)?)?;
-        file.sync_all()?;
+        let written = File::create(&tmp).and_then(|mut file| {
+            file.write_all(&serde_json::to_vec_pretty(self).map_err(io::Error::other)?)?;
+            file.sync_all()
+        });
+        if let Err(e) = written {
+            // A full disk: the old state stays whole; leave no partial copy taking room.
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
         fs::rename(&tmp, path)?;
         if let Some(dir) = path.parent() {
             if let Ok(d) = File::open(dir) {

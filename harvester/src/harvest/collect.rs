@@ -1,10 +1,8 @@
 //! The [`MetadataSink`] of a harvest: a record's metadata XML and its decoded DIDL resources go
-//! to spools (memory up to a threshold, then unnamed temporary files), with an MD5 beside each
-//! resource's SHA-1 for the fixity check.
+//! to spools (memory up to a threshold, then unnamed temporary files). The MD5 of a fixity check
+//! is computed later, only for a record that announces one ([`super::store`]).
 
 use std::io::{self, Write};
-
-use md5::{Digest, Md5};
 
 use crate::parse::{MetadataSink, ResourceInfo};
 use crate::warc::Spool;
@@ -15,7 +13,6 @@ pub(crate) struct Decoded {
     pub(crate) index: usize,
     pub(crate) mime_type: Option<String>,
     pub(crate) bytes: Spool,
-    pub(crate) md5: String,
 }
 
 /// Collects one record's metadata at a time.
@@ -23,7 +20,7 @@ pub(crate) struct Collector<'a> {
     new_spool: &'a dyn Fn() -> Spool,
     pub(crate) xml: Option<Spool>,
     pub(crate) resources: Vec<Decoded>,
-    current: Option<(Decoded, Md5)>,
+    current: Option<Decoded>,
 }
 
 impl<'a> Collector<'a> {
@@ -50,31 +47,27 @@ impl MetadataSink for Collector<'_> {
     }
 
     fn resource_start(&mut self, resource: &ResourceInfo) -> io::Result<()> {
-        let decoded = Decoded {
+        self.current = Some(Decoded {
             index: resource.index,
             mime_type: resource.mime_type.clone(),
             bytes: (self.new_spool)(),
-            md5: String::new(),
-        };
-        self.current = Some((decoded, Md5::new()));
+        });
         Ok(())
     }
 
     fn resource_bytes(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let (decoded, md5) = self
+        let decoded = self
             .current
             .as_mut()
             .ok_or_else(|| io::Error::other("resource bytes outside a resource"))?;
-        md5.update(bytes);
         decoded.bytes.write_all(bytes)
     }
 
     fn resource_end(&mut self) -> io::Result<()> {
-        let (mut decoded, md5) = self
+        let decoded = self
             .current
             .take()
             .ok_or_else(|| io::Error::other("resource end outside a resource"))?;
-        decoded.md5 = hex::encode(md5.finalize());
         self.resources.push(decoded);
         Ok(())
     }

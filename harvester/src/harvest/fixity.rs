@@ -7,7 +7,7 @@ use super::facts::Facts;
 /// What a fixity check compares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Check {
-    /// The MD5 the CRATE's `md5` plugin reported against the MD5 computed on receipt.
+    /// The MD5 the CRATE's `md5` plugin reported against the MD5 of the bytes received.
     Md5,
     /// The HTTP `Content-Length` the CRATE recorded against the bytes received.
     Length,
@@ -84,7 +84,8 @@ impl fmt::Display for Fixity {
     }
 }
 
-/// The fixity checks that apply to a payload of `len` bytes whose MD5 was computed on receipt:
+/// The fixity checks that apply to a payload of `len` bytes whose MD5 is `md5` (computed from
+/// the bytes received):
 /// the CRATE's `md5` plugin and the HTTP `Content-Length`, for a record's only payload.
 pub(crate) fn checks(facts: &Facts, md5: Option<&str>, len: u64, only: bool) -> Vec<Fixity> {
     let mut out = Vec::new();

@@ -1,4 +1,4 @@
-//! [`Harvester`]: one list's pages in order, its state saved after each page.
+//! [`Harvester`]: one list's pages in order, its state saved after a page at most once a second.
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -225,9 +225,11 @@ impl<'a> Harvester<'a> {
         let mut tokens_seen = HashSet::new();
         // The list's first request of this run: refusals of it are mistakes in the command.
         let mut first = running.token.is_none();
+        let mut next = None;
         loop {
             self.net().check()?;
-            let page = self.page(ctx, &url, summary)?;
+            let mut page = self.page(ctx, &url, next.take(), summary)?;
+            next = page.next.take();
             if !page.errors.is_empty() {
                 let codes: Vec<ErrorCode> = page.errors.iter().map(|e| e.code).collect();
                 if first {
@@ -295,7 +297,7 @@ impl<'a> Harvester<'a> {
                 }
             }
             self.archive.state_mut().list_mut(&ctx.key).running = Some(running.clone());
-            self.archive.checkpoint()?;
+            self.archive.checkpoint_soon()?;
         }
     }
 

@@ -82,7 +82,7 @@ impl Harvester<'_> {
                     target_uri: nth_uri(&primary, n),
                     mime,
                     bytes: r.bytes,
-                    md5: Some(r.md5),
+                    md5: None,
                     source: "inline".into(),
                 }
             })

@@ -2,8 +2,10 @@
 //! [`Archive`](crate::archive::Archive).
 //!
 //! Pages are parsed as they arrive and every record is stored as soon as it is parsed; a
-//! checkpoint after each page (WARC and ledger synced, then the next token saved) lets a killed
-//! harvest continue where it stopped. A page that fails to arrive or parse is fetched again with the
+//! checkpoint after a page, at most once a second (WARC and ledger synced, then the next token
+//! saved), lets a killed harvest continue from there, skipping the items it stored since. The
+//! next page is requested as soon as a page is parsed, so the endpoint makes it while this one
+//! is made durable. A page that fails to arrive or parse is fetched again with the
 //! client's backoff, then reported; items it delivered before failing are not stored twice, since
 //! the archive knows every (identifier, datestamp) it holds.
 //!
@@ -24,6 +26,7 @@ mod net;
 mod options;
 mod origin;
 mod page;
+mod prefetch;
 mod refs;
 mod root;
 mod store;

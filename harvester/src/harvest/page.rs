@@ -8,6 +8,7 @@ use modoai_protocol::{Datestamp, OaiError};
 use super::collect::Collector;
 use super::context::Context;
 use super::harvester::Harvester;
+use super::prefetch::Prefetch;
 use super::{HarvestError, Summary};
 use crate::archive::ArchiveError;
 use crate::parse::{PageEvent, PageParser, ParseError, ResumptionToken};
@@ -18,6 +19,8 @@ pub(super) struct Page {
     pub(super) response_date: Option<Datestamp>,
     pub(super) errors: Vec<OaiError>,
     pub(super) token: Option<ResumptionToken>,
+    /// The request of the next page, when it could start before this page's checkpoint.
+    pub(super) next: Option<Prefetch>,
 }
 
 enum Failure {
@@ -28,17 +31,19 @@ enum Failure {
 }
 
 impl Harvester<'_> {
-    /// One page, fetched again while it arrives broken.
+    /// One page (its request already started if `prefetch` is its), fetched again while it
+    /// arrives broken.
     pub(super) fn page(
         &mut self,
         ctx: &Context,
         url: &str,
+        mut prefetch: Option<Prefetch>,
         summary: &mut Summary,
     ) -> Result<Page, HarvestError> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match self.try_page(ctx, url, summary) {
+            match self.try_page(ctx, url, prefetch.take(), summary) {
                 Ok(page) => return Ok(page),
                 Err(Failure::Fatal(e)) => return Err(e),
                 Err(Failure::Retry(error)) if attempt <= self.client.config().max_retries => {
@@ -64,10 +69,17 @@ impl Harvester<'_> {
         &mut self,
         ctx: &Context,
         url: &str,
+        prefetch: Option<Prefetch>,
         summary: &mut Summary,
     ) -> Result<Page, Failure> {
-        let response = self.net().get(url, false).map_err(Failure::Fatal)?;
-        let reader = response.into_reader(&self.handle);
+        let reader = match prefetch.and_then(|p| p.take(self.net(), url)) {
+            Some(reader) => reader,
+            None => self
+                .net()
+                .get(url, false)
+                .map(|response| response.into_reader(&self.handle)),
+        }
+        .map_err(Failure::Fatal)?;
         let spool_dir = self.archive.layout().spool();
         let new_spool = move || Spool::new(spool_dir.clone(), DEFAULT_SPOOL_THRESHOLD);
         let mut collector = Collector::new(&new_spool);
@@ -76,6 +88,7 @@ impl Harvester<'_> {
             response_date: None,
             errors: Vec::new(),
             token: None,
+            next: None,
         };
         let mut deferred = Vec::new();
         loop {
@@ -85,7 +98,7 @@ impl Harvester<'_> {
                 Err(ParseError::Sink { source, .. }) => {
                     let error = io::Error::new(source.kind(), source.to_string());
                     let path = self.archive.layout().spool();
-                    return Err(Failure::Fatal(ArchiveError::Io { path, error }.into()));
+                    return Err(Failure::Fatal(ArchiveError::io(&path, error).into()));
                 }
                 Err(e) => return Err(Failure::Retry(e)),
             };
@@ -108,6 +121,13 @@ impl Harvester<'_> {
             }
         }
         drop(parser);
+        // The body has ended and its host slot is free: the next page can be asked for now.
+        // Not when `ref` resources are still to fetch: they may need the same host's slot.
+        if deferred.is_empty() && page.errors.is_empty() {
+            let next = page.token.as_ref().filter(|t| !t.is_final());
+            page.next =
+                next.map(|t| Prefetch::start(&self.client, &self.handle, ctx.next_url(&t.token)));
+        }
         for d in deferred {
             self.net().check().map_err(Failure::Fatal)?;
             self.fetch_refs(ctx, d, summary).map_err(Failure::Fatal)?;

@@ -120,10 +120,7 @@ impl std::fmt::Display for FetchFailure {
 }
 
 pub(super) fn spool_error(archive: &Archive, error: io::Error) -> ArchiveError {
-    ArchiveError::Io {
-        path: archive.layout().spool(),
-        error,
-    }
+    ArchiveError::io(&archive.layout().spool(), error)
 }
 
 /// Whether `url` is an http(s) URL (scheme case-insensitive).

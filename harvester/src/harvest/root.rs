@@ -47,18 +47,14 @@ impl Harvester<'_> {
         let date = OffsetDateTime::now_utc();
         let bytes = spool.len();
         let warcinfo = || ctx.warcinfo.clone();
-        let dir = self.archive.dir().to_owned();
-        let writer = self.archive.writer(warcinfo);
-        let record: Written = writer
-            .group(|w| match &original {
-                Some(orig) => w
-                    .write_revisit(url, date, orig, &[])
-                    .map(|r| written(&r, RecordType::Revisit, "warc/revisit", true)),
-                None => w
-                    .finish_payload(url, &mime, date, &[], spool)
-                    .map(|r| written(&r, RecordType::Resource, &mime, true)),
-            })
-            .map_err(|error| crate::archive::ArchiveError::Io { path: dir, error })?;
+        let record: Written = self.archive.write_group(warcinfo, |w| match &original {
+            Some(orig) => w
+                .write_revisit(url, date, orig, &[])
+                .map(|r| written(&r, RecordType::Revisit, "warc/revisit", true)),
+            None => w
+                .finish_payload(url, &mime, date, &[], spool)
+                .map(|r| written(&r, RecordType::Resource, &mime, true)),
+        })?;
         self.archive.commit(&Entry {
             endpoint: ctx.endpoint().to_owned(),
             prefix: ctx.prefix().to_owned(),

@@ -1,7 +1,7 @@
 //! Writing one harvested item into the archive: `resource` (or `revisit`) records for its payloads,
 //! the metadata XML, and a `metadata` record of warc-fields, then its ledger line.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 
 use time::OffsetDateTime;
 
@@ -18,7 +18,8 @@ pub(crate) struct Payload {
     pub(crate) target_uri: String,
     pub(crate) mime: String,
     pub(crate) bytes: Spool,
-    /// MD5 of the bytes, when computed while they were received.
+    /// MD5 of the bytes, when computed while they were received (else computed from the
+    /// spool if a fixity check needs it).
     pub(crate) md5: Option<String>,
     /// Where the bytes came from: `inline` (Base64 in the record) or the URL fetched.
     pub(crate) source: String,
@@ -45,11 +46,18 @@ pub(crate) struct Stored {
 impl Item<'_> {
     /// Writes the item's records as one group and commits its ledger line.
     pub(crate) fn store(
-        self,
+        mut self,
         archive: &mut Archive,
         warcinfo: &dyn Fn() -> WarcFields,
     ) -> Result<Stored, ArchiveError> {
         let date = OffsetDateTime::now_utc();
+        // The CRATE's `md5` is checked on a record's only payload: its MD5 is computed then.
+        if let ([p], Some(_)) = (&mut self.payloads[..], self.facts.plugin_text("md5")) {
+            if p.md5.is_none() {
+                let md5 = p.bytes.reader().and_then(md5_of);
+                p.md5 = Some(md5.map_err(|e| ArchiveError::io(&archive.layout().spool(), e))?);
+            }
+        }
         let mut fixity_errors = Vec::new();
         let mut checks = Vec::new();
         for p in &self.payloads {
@@ -91,29 +99,25 @@ impl Item<'_> {
             xml,
             payloads,
         } = self;
-        let dir = archive.dir().to_owned();
         let archive_id = archive.archive_id().to_owned();
-        let writer = archive.writer(warcinfo);
-        let records = writer
-            .group(|w| {
-                write_group(
-                    w,
-                    date,
-                    Group {
-                        archive_id: &archive_id,
-                        endpoint,
-                        prefix,
-                        header,
-                        get_record: &get_record,
-                        facts: &facts,
-                        xml,
-                        payloads,
-                        originals,
-                        checks: &checks,
-                    },
-                )
-            })
-            .map_err(|error| ArchiveError::Io { path: dir, error })?;
+        let records = archive.write_group(warcinfo, |w| {
+            write_group(
+                w,
+                date,
+                Group {
+                    archive_id: &archive_id,
+                    endpoint,
+                    prefix,
+                    header,
+                    get_record: &get_record,
+                    facts: &facts,
+                    xml,
+                    payloads,
+                    originals,
+                    checks: &checks,
+                },
+            )
+        })?;
         let entry = Entry {
             endpoint: endpoint.to_owned(),
             prefix: prefix.to_owned(),
@@ -129,6 +133,21 @@ impl Item<'_> {
         };
         archive.commit(&entry)?;
         Ok(Stored { entry })
+    }
+}
+
+/// The MD5 of what `reader` reads, in lower-case hex.
+fn md5_of(mut reader: impl Read) -> io::Result<String> {
+    use md5::{Digest, Md5};
+    let mut md5 = Md5::new();
+    let mut buf = vec![0; 256 * 1024];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(hex::encode(md5.finalize())),
+            Ok(n) => md5.update(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
 }
 

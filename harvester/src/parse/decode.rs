@@ -1,16 +1,12 @@
-//! Base64 decoded as the text streams past (RFC 4648 §4, padded, as `base64::STANDARD`).
+//! Base64 decoded as the text streams past (RFC 4648 §4, padded, canonical), with SIMD
+//! (`base64-simd`, the crate the server encodes with).
 //!
 //! Whitespace anywhere is skipped (providers wrap lines at 76 characters, MIME style, or not at
 //! all), `=` may only complete the last quantum, and the bytes come out in chunks of at most
 //! 64 KiB whatever the size of the text, so only 0–3 characters of a quantum are carried between
 //! pieces of text besides the chunk being filled.
 
-use std::sync::LazyLock;
-
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine;
 use modoai_protocol::is_xml_char;
-use regex::bytes::Regex;
 
 use super::ParseError;
 
@@ -134,10 +130,15 @@ impl Base64Decoder {
 
     fn decode(&mut self, at: u64, emit: &mut Emit<'_>) -> Result<(), ParseError> {
         self.decoded.clear();
-        let decoded = STANDARD.decode_vec(&self.chars, &mut self.decoded);
+        let decoded = base64_simd::STANDARD.decode_append(&self.chars, &mut self.decoded);
         self.chars.clear();
         // Only the last quantum can fail: the others are four alphabet characters.
-        decoded.map_err(|e| base64_error(self.quantum, &e.to_string()))?;
+        decoded.map_err(|_| {
+            base64_error(
+                self.quantum,
+                "the last quantum is not canonical Base64 (bits set after the data)",
+            )
+        })?;
         if self.decoded.is_empty() {
             return Ok(());
         }
@@ -147,12 +148,34 @@ impl Base64Decoder {
 
 /// The length of the run of Base64 alphabet characters `text` starts with.
 ///
-/// One search per run rather than a step per byte: a run is a line, or the whole file when the
-/// provider does not wrap lines.
+/// A table lookup per byte, eight bytes a step: a run is a line, or the whole file when the
+/// provider does not wrap lines (a regex search ran at a third of this speed).
 fn alphabet_run(text: &[u8]) -> usize {
-    static NOT_ALPHABET: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new("(?-u)[^A-Za-z0-9+/]").expect("a valid regex"));
-    NOT_ALPHABET.find(text).map_or(text.len(), |m| m.start())
+    const ALPHABET: [bool; 256] = {
+        let mut t = [false; 256];
+        let mut i = 0;
+        while i < 256 {
+            let b = i as u8;
+            t[i] = b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+            i += 1;
+        }
+        t
+    };
+    let mut chunks = text.chunks_exact(8);
+    let mut n = 0;
+    for c in &mut chunks {
+        if !c
+            .iter()
+            .fold(true, |all, &b| all & ALPHABET[usize::from(b)])
+        {
+            break;
+        }
+        n += 8;
+    }
+    n + text[n..]
+        .iter()
+        .position(|&b| !ALPHABET[usize::from(b)])
+        .unwrap_or(text.len() - n)
 }
 
 /// A byte that cannot be in Base64 text. A character XML forbids is reported as such, as it
@@ -270,9 +293,24 @@ mod tests {
     }
 
     #[test]
+    fn alphabet_runs_end_at_the_first_other_byte() {
+        let line = "QUJDRGVm+/09".repeat(7);
+        for cut in [0, 1, 7, 8, 9, 16, 40, line.len()] {
+            for stop in [b'\n', b'=', b'<', b'-', 0xC3] {
+                let mut text = line.as_bytes()[..cut].to_vec();
+                text.push(stop);
+                text.extend_from_slice(b"QUJD");
+                assert_eq!(alphabet_run(&text), cut, "{cut} then {stop:#x}");
+            }
+            assert_eq!(alphabet_run(&line.as_bytes()[..cut]), cut);
+        }
+    }
+
+    #[test]
     fn chunks_are_bounded() {
+        use base64::Engine as _;
         let data: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
-        let text = STANDARD.encode(&data);
+        let text = base64::engine::general_purpose::STANDARD.encode(&data);
         let mut chunks = Vec::new();
         let mut emit = |bytes: &[u8], _: u64| {
             chunks.push(bytes.to_vec());

@@ -13,7 +13,12 @@ use time::OffsetDateTime;
 /// The suffix of a file that is still being written.
 pub const OPEN_SUFFIX: &str = ".open";
 
-/// A file being written; counts its bytes so offsets need no `seek`.
+/// Bytes gathered before they go to the file: the records of an item leave in one `write`.
+const BUFFER: usize = 256 * 1024;
+
+/// A file being written; counts its bytes so offsets need no `seek`. Writes are buffered:
+/// [`flush`](Write::flush) (done by the writer at the end of each group, before a sync and on
+/// close) puts them in the file.
 #[derive(Debug)]
 pub(crate) struct OpenFile {
     /// Final name, `….warc.gz`.
@@ -24,6 +29,8 @@ pub(crate) struct OpenFile {
     pub(crate) pos: u64,
     pub(crate) warcinfo_id: String,
     deflaters: Deflaters,
+    /// Written but not yet in the file: the last `buf.len()` bytes before `pos`.
+    buf: Vec<u8>,
 }
 
 /// `PREFIX-TIMESTAMP-SERIAL-HOST.warc.gz`, TIMESTAMP being 17 digits UTC (Annex C's 14 plus
@@ -57,6 +64,7 @@ impl OpenFile {
             pos: 0,
             warcinfo_id: String::new(),
             deflaters: Deflaters::default(),
+            buf: Vec::with_capacity(BUFFER),
         })
     }
 
@@ -77,24 +85,59 @@ impl OpenFile {
         match result {
             Ok(()) => Ok((start, self.pos - start)),
             Err(e) => {
-                self.file.set_len(start)?;
-                self.file.seek(SeekFrom::Start(start))?;
-                self.pos = start;
+                self.cut(start)?;
                 Err(e)
             }
         }
     }
 
+    /// Cuts the file back to `len` bytes and writes on from there.
+    pub(crate) fn cut(&mut self, len: u64) -> io::Result<()> {
+        let on_disk = self.pos - self.buf.len() as u64;
+        if len >= on_disk {
+            self.buf.truncate((len - on_disk) as usize);
+        } else {
+            self.buf.clear();
+            self.file.set_len(len)?;
+            self.file.seek(SeekFrom::Start(len))?;
+        }
+        self.pos = len;
+        Ok(())
+    }
+
     /// Makes everything written so far durable.
     pub(crate) fn sync(&mut self) -> io::Result<()> {
+        self.flush()?;
         self.file.sync_all()
+    }
+
+    /// Puts the buffered bytes in the file. If that fails (a full disk), the bytes that did
+    /// not fit are dropped and the file is cut back to what it held before.
+    fn drain(&mut self) -> io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let on_disk = self.pos - self.buf.len() as u64;
+        match self.file.write_all(&self.buf) {
+            Ok(()) => {
+                self.buf.clear();
+                Ok(())
+            }
+            Err(e) => {
+                self.buf.clear();
+                self.pos = on_disk;
+                self.file.set_len(on_disk)?;
+                self.file.seek(SeekFrom::Start(on_disk))?;
+                Err(e)
+            }
+        }
     }
 
     /// fsyncs, renames `….open` to its final name and fsyncs the directory.
     pub(crate) fn close(mut self) -> io::Result<PathBuf> {
         self.sync()?;
         finish_rename(&self.open_path, &self.final_path)?;
-        Ok(self.final_path)
+        Ok(self.final_path.clone())
     }
 }
 
@@ -118,14 +161,31 @@ fn sync_dir(path: &Path) -> io::Result<()> {
 }
 
 impl Write for OpenFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.file.write(buf)?;
-        self.pos += n as u64;
-        Ok(n)
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if self.buf.len() + data.len() > BUFFER {
+            self.drain()?;
+        }
+        if data.len() >= BUFFER {
+            let n = self.file.write(data)?;
+            self.pos += n as u64;
+            return Ok(n);
+        }
+        self.buf.extend_from_slice(data);
+        self.pos += data.len() as u64;
+        Ok(data.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
+        self.drain()?;
         self.file.flush()
+    }
+}
+
+impl Drop for OpenFile {
+    /// A file dropped unclosed (an error ended the run) keeps its records, `.open`, for
+    /// recovery, as if the process had stopped there.
+    fn drop(&mut self) {
+        let _ = self.drain();
     }
 }
 

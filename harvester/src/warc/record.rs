@@ -71,7 +71,9 @@ pub struct RecordRef {
 
 /// A new globally unique `WARC-Record-ID`: `<urn:uuid:…>` with a random (v4) UUID.
 pub fn new_record_id() -> String {
-    format!("<urn:uuid:{}>", uuid::Uuid::new_v4())
+    // Random bytes from the thread's CSPRNG (seeded once by the OS), not a system call each.
+    let id = uuid::Builder::from_random_bytes(rand::random()).into_uuid();
+    format!("<urn:uuid:{id}>")
 }
 
 /// `WARC-Date` form: UTC, whole seconds (`2016-09-19T17:20:24Z`).
@@ -96,10 +98,19 @@ pub fn validate_field(name: &str, value: &str) -> io::Result<()> {
     if !is_token(name) {
         return Err(invalid(format!("invalid WARC field name {name:?}")));
     }
-    if value.chars().any(|c| c.is_control() && c != '\t') {
+    if has_control(value) {
         return Err(invalid(format!("control character in WARC field {name}")));
     }
     Ok(())
+}
+
+/// Whether `value` has a control character other than TAB (C0, DEL or C1), checked on its bytes:
+/// C1 characters are U+0080–U+009F, `C2 80`–`C2 9F` in UTF-8.
+fn has_control(value: &str) -> bool {
+    let b = value.as_bytes();
+    b.iter().any(|&x| (x < 0x20 && x != b'\t') || x == 0x7f)
+        || b.windows(2)
+            .any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]))
 }
 
 /// Fields the writer sets itself; callers may not pass them as extra headers.
@@ -240,11 +251,17 @@ mod tests {
             "{a}"
         );
         assert_ne!(a, b);
+        let id = uuid::Uuid::parse_str(&a[10..46]).unwrap();
+        assert_eq!(id.get_version_num(), 4, "{a}");
     }
 
     #[test]
     fn field_validation() {
         assert!(validate_field("X-Custom", "ok\tvalue ü").is_ok());
+        for bad in ["a\rb", "a\nb", "\u{0}", "x\u{7f}", "x\u{85}y", "\u{9f}"] {
+            assert!(validate_field("X-Custom", bad).is_err(), "{bad:?}");
+        }
+        assert!(validate_field("X-Custom", "\u{a0}\u{100}\u{2028}é").is_ok());
         assert!(validate_field("Bad Name", "v").is_err());
         assert!(validate_field("", "v").is_err());
         assert!(validate_field("Bad:", "v").is_err());

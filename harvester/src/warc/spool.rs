@@ -85,16 +85,14 @@ impl Spool {
         })
     }
 
-    /// Copies the spooled bytes into `out`, re-hashing them, so the digest and length in the
-    /// header are checked against the bytes actually written (WARC 1.1 §5.8, §5.9: digests of the block
-    /// as stored).
+    /// Copies the spooled bytes into `out`. Bytes read back from a file are hashed again, so
+    /// the digest and length in the header are checked against the bytes actually written
+    /// (WARC 1.1 §5.8, §5.9: digests of the block as stored); bytes in memory are the ones
+    /// hashed as they were written.
     pub(crate) fn copy_into(&mut self, out: &mut dyn Write) -> io::Result<()> {
         let mut check = Hasher::new();
         match &mut self.file {
-            None => {
-                check.update(&self.mem);
-                out.write_all(&self.mem)?;
-            }
+            None => return out.write_all(&self.mem),
             Some(file) => {
                 file.flush()?;
                 file.seek(SeekFrom::Start(0))?;

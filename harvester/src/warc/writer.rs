@@ -1,6 +1,6 @@
 //! [`Writer`]: records into rotating `.warc.gz` files, each record its own gzip member.
 
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::path::PathBuf;
 
 use time::OffsetDateTime;
@@ -164,12 +164,22 @@ impl Writer {
     }
 
     /// Writes the records of `f` into one file: a rotation that is due happens before them,
-    /// never between them, so a crash recovery that cuts a file never splits a group.
+    /// never between them, so a crash recovery that cuts a file never splits a group. If `f`
+    /// fails (a full disk, say), the file is cut back to where the group began: no record of a
+    /// group that failed stays behind.
     pub fn group<T>(&mut self, f: impl FnOnce(&mut Self) -> io::Result<T>) -> io::Result<T> {
-        self.open_file()?;
+        let start = self.open_file()?.pos;
         self.hold = true;
         let result = f(self);
         self.hold = false;
+        let Some(file) = &mut self.file else {
+            return result;
+        };
+        // The group's records go to the file together, before the caller records them.
+        let result = result.and_then(|r| file.flush().map(|()| r));
+        if result.is_err() {
+            file.cut(start)?;
+        }
         result
     }
 
