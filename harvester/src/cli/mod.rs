@@ -5,7 +5,9 @@ mod explore;
 mod inspect;
 mod interrupt;
 mod list;
+mod list_report;
 mod manual;
+mod merge;
 mod profile;
 mod progress;
 mod pwid;
@@ -58,6 +60,7 @@ Examples:
   modoai-harvester inspect archive archive/
   modoai-harvester repair --archive archive/
   modoai-harvester corpus --archive archive/ --set mime:image --out corpus.xml
+  modoai-harvester merge --archive shard-0/ --archive shard-1/ --out merged/
 
 Every command has its own --help with examples. Commands that read an archive (inspect archive,
 profile, pwid resolve, corpus) need read access only and work while a harvest runs.";
@@ -130,6 +133,9 @@ Exit codes: see modoai-harvester --help."
     /// Repair an archive a killed harvest left (`.open` WARC files, an index lacking its last
     /// items) without harvesting.
     Repair(repair::RepairArgs),
+    /// Merge archives (the shards of a harvest list) into one new archive.
+    #[command(after_help = merge::HELP)]
+    Merge(merge::MergeArgs),
 }
 
 const HARVEST_HELP: &str = "\
@@ -331,6 +337,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Completions(c) => manual::completions(&c).map(ExitCode::from),
         Command::Man(m) => manual::man(&m).map(ExitCode::from),
         Command::Repair(r) => repair::run(r).map(|()| ExitCode::from(EXIT_OK)),
+        Command::Merge(m) => merge::run(m, cli.quiet).map(ExitCode::from),
     }
 }
 
