@@ -16,7 +16,7 @@ use procs::Bins;
 use report::Figure;
 use sections::Ctx;
 
-const SECTIONS: [&str; 7] = [
+const SECTIONS: [&str; 8] = [
     "throughput",
     "plugins",
     "visitors",
@@ -24,6 +24,7 @@ const SECTIONS: [&str; 7] = [
     "harvester",
     "memory",
     "explorer",
+    "shards",
 ];
 
 /// Measures modoai against nginx, Sickle and gzip on this machine.
@@ -37,7 +38,7 @@ struct Args {
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
     /// Run only these sections (comma-separated): throughput, plugins, visitors, scale,
-    /// harvester, memory, explorer.
+    /// harvester, memory, explorer, shards.
     #[arg(long, value_delimiter = ',', value_name = "SECTIONS")]
     only: Vec<String>,
     /// Measured runs per figure after one warm-up run. Default: 3, or 1 with --quick.
@@ -110,6 +111,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             "scale" => sections::scale::run(&ctx).await,
             "harvester" => sections::harvester::run(&ctx).await,
             "explorer" => sections::explorer::run(&ctx).await,
+            "shards" => sections::shards::run(&ctx).await,
             _ => sections::memory::run(&ctx).await,
         };
         let got = got.map_err(|e| e.context(format!("section {s}")))?;

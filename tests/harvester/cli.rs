@@ -69,7 +69,8 @@ fn urls(base: &str, names: &[&str]) -> Vec<String> {
 /// The summaries in a harvester's stdout, each an unindented line and its indented ones.
 fn summaries(stdout: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for line in stdout.lines() {
+    // The table of every endpoint that follows the summaries is not one.
+    for line in stdout.lines().take_while(|l| !l.starts_with("outcome ")) {
         match out.last_mut() {
             Some(summary) if line.starts_with(' ') => {
                 summary.push('\n');

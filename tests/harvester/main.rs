@@ -13,6 +13,7 @@ mod pyoai;
 mod reading;
 mod scripted;
 mod services;
+mod shards;
 mod terminal;
 
 use std::path::{Path, PathBuf};

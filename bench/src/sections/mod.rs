@@ -1,4 +1,4 @@
-//! The seven sections of the benchmark, one file (or folder) each.
+//! The sections of the benchmark, one file (or folder) each.
 
 pub(crate) mod doors;
 pub(crate) mod explorer;
@@ -6,6 +6,7 @@ pub(crate) mod harvester;
 pub(crate) mod memory;
 pub(crate) mod plugins;
 pub(crate) mod scale;
+pub(crate) mod shards;
 pub(crate) mod throughput;
 pub(crate) mod visitors;
 
