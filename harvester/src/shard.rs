@@ -64,7 +64,10 @@ impl Shard {
 
     /// The shard of a Kubernetes Indexed Job's pod, from its `JOB_COMPLETION_INDEX` and
     /// `JOB_COMPLETIONS` values: `None` unless both are given.
-    pub fn from_job(index: Option<&str>, completions: Option<&str>) -> Option<Result<Shard, ShardError>> {
+    pub fn from_job(
+        index: Option<&str>,
+        completions: Option<&str>,
+    ) -> Option<Result<Shard, ShardError>> {
         let (index, completions) = (index?, completions?);
         Some(format!("{}/{}", index.trim(), completions.trim()).parse())
     }
@@ -129,11 +132,20 @@ mod tests {
     fn shards_are_read_strictly() {
         assert_eq!("0/1".parse(), Shard::new(0, 1));
         assert_eq!("3/4".parse::<Shard>().unwrap().to_string(), "3/4");
-        for bad in ["", "1", "1/", "/4", "a/4", "-1/4", "1/4/5", " 1/4", "1.0/4", "+1/4"] {
-            assert_eq!(bad.parse::<Shard>(), Err(ShardError::Form(bad.into())), "{bad}");
+        for bad in [
+            "", "1", "1/", "/4", "a/4", "-1/4", "1/4/5", " 1/4", "1.0/4", "+1/4",
+        ] {
+            assert_eq!(
+                bad.parse::<Shard>(),
+                Err(ShardError::Form(bad.into())),
+                "{bad}"
+            );
         }
         for (bad, index, count) in [("4/4", 4, 4), ("0/0", 0, 0), ("9/2", 9, 2)] {
-            assert_eq!(bad.parse::<Shard>(), Err(ShardError::Range { index, count }));
+            assert_eq!(
+                bad.parse::<Shard>(),
+                Err(ShardError::Range { index, count })
+            );
         }
     }
 
@@ -141,20 +153,38 @@ mod tests {
     fn a_job_index_counts_only_with_both_variables() {
         assert_eq!(Shard::from_job(Some("2"), None), None);
         assert_eq!(Shard::from_job(None, Some("4")), None);
-        assert_eq!(Shard::from_job(Some("2"), Some("4")), Some(Shard::new(2, 4)));
-        assert!(matches!(Shard::from_job(Some("x"), Some("4")), Some(Err(ShardError::Form(_)))));
+        assert_eq!(
+            Shard::from_job(Some("2"), Some("4")),
+            Some(Shard::new(2, 4))
+        );
+        assert!(matches!(
+            Shard::from_job(Some("x"), Some("4")),
+            Some(Err(ShardError::Form(_)))
+        ));
     }
 
     #[test]
     fn the_host_is_the_authority_with_its_port_in_lower_case() {
-        assert_eq!(host_key("https://Example.ORG/modoai").unwrap(), "example.org:443");
-        assert_eq!(host_key("http://example.org:8080/a?b").unwrap(), "example.org:8080");
+        assert_eq!(
+            host_key("https://Example.ORG/modoai").unwrap(),
+            "example.org:443"
+        );
+        assert_eq!(
+            host_key("http://example.org:8080/a?b").unwrap(),
+            "example.org:8080"
+        );
         assert_eq!(host_key("http://[::1]:81/oai").unwrap(), "[::1]:81");
         assert!(matches!(host_key("not a url"), Err(ShardError::NoHost(_))));
         // Two paths of one host go to one shard; the value is fixed forever (documented hash).
         let s = Shard::new(0, 7).unwrap();
-        assert_eq!(s.takes("http://a.example/x").unwrap(), s.takes("http://a.example/y").unwrap());
-        assert_eq!(shard_of("example.org:443", 1000), shard_of("example.org:443", 1000));
+        assert_eq!(
+            s.takes("http://a.example/x").unwrap(),
+            s.takes("http://a.example/y").unwrap()
+        );
+        assert_eq!(
+            shard_of("example.org:443", 1000),
+            shard_of("example.org:443", 1000)
+        );
         let digest = Sha1::digest(b"example.org:443");
         let expected = u64::from_be_bytes(digest[..8].try_into().unwrap()) % 4;
         assert_eq!(u64::from(shard_of("example.org:443", 4)), expected);
@@ -162,7 +192,9 @@ mod tests {
 
     #[test]
     fn shards_split_many_hosts_into_disjoint_covering_parts() {
-        let urls: Vec<String> = (0..400).map(|i| format!("http://h{i}.example/oai")).collect();
+        let urls: Vec<String> = (0..400)
+            .map(|i| format!("http://h{i}.example/oai"))
+            .collect();
         let shards: Vec<Shard> = (0..4).map(|i| Shard::new(i, 4).unwrap()).collect();
         let mut sizes = [0usize; 4];
         for url in &urls {

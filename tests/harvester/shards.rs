@@ -27,7 +27,11 @@ fn s(p: &Path) -> &str {
 fn expect(out: &Output, code: i32) -> (String, String) {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(code), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
     (stdout, stderr)
 }
 
@@ -36,7 +40,11 @@ fn site(n: usize, tag: &str) -> TestSite {
     let site = TestSite::empty();
     for i in 0..n {
         let body = format!("{tag} file {i}\n");
-        site.write(&format!("f{i:02}.txt"), body.as_bytes(), Some(1_700_000_000 + i as u64));
+        site.write(
+            &format!("f{i:02}.txt"),
+            body.as_bytes(),
+            Some(1_700_000_000 + i as u64),
+        );
     }
     site
 }
@@ -70,7 +78,10 @@ fn wait_for_ledger(archive: &Path, lines: usize) {
         if text.lines().count() >= lines {
             return;
         }
-        assert!(started.elapsed() < Duration::from_secs(60), "the harvest of {archive:?} did not begin");
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the harvest of {archive:?} did not begin"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -99,15 +110,25 @@ fn a_list_goes_on_past_failing_endpoints_reports_each_and_continues_them_next_ti
     // oai_didl: files inline, so an item is archived whole or not at all when B goes away.
     let mut list = String::from("[defaults]\nmetadata-prefix = \"oai_didl\"\n");
     for (i, url) in endpoints.iter().enumerate() {
-        list.push_str(&format!("\n[[endpoint]]\nurl = \"{url}\"\narchive = \"archive-{i}\"\n"));
+        list.push_str(&format!(
+            "\n[[endpoint]]\nurl = \"{url}\"\narchive = \"archive-{i}\"\n"
+        ));
     }
     let file = work.path().join("list.toml");
     std::fs::write(&file, list).unwrap();
     let report = work.path().join("reports/run.json");
     std::fs::create_dir_all(report.parent().unwrap()).unwrap();
     let args = [
-        "harvest-list", s(&file), "--jobs", "5", "--retries", "0", "--delay", "0.3",
-        "--report", s(&report),
+        "harvest-list",
+        s(&file),
+        "--jobs",
+        "5",
+        "--retries",
+        "0",
+        "--delay",
+        "0.3",
+        "--report",
+        s(&report),
     ];
     // The first run: B's server is killed once B has archived an item.
     let child = Command::new(program("modoai-harvester"))
@@ -125,38 +146,73 @@ fn a_list_goes_on_past_failing_endpoints_reports_each_and_continues_them_next_ti
     let first = read_json(&report);
     assert_eq!(first["endpoints"].as_array().unwrap().len(), 5, "{first:#}");
     // Rows in list order, each with its outcome; the table says the same.
-    let order: Vec<&str> = first["endpoints"].as_array().unwrap().iter().map(|r| r["endpoint"].as_str().unwrap()).collect();
-    assert_eq!(order, endpoints.iter().map(|u| u.as_str()).collect::<Vec<_>>());
+    let order: Vec<&str> = first["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["endpoint"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        order,
+        endpoints.iter().map(|u| u.as_str()).collect::<Vec<_>>()
+    );
     for url in [&refused, &e500, &exml] {
         let r = row(&first, url);
         assert_eq!(r["outcome"], "failed", "{r:#}");
         assert!(r["error"].as_str().is_some_and(|e| !e.is_empty()), "{r:#}");
         assert_eq!(r["records"], 0, "{r:#}");
-        assert!(stdout.lines().any(|l| l.starts_with("failed") && l.ends_with(url.as_str())), "{stdout}");
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with("failed") && l.ends_with(url.as_str())),
+            "{stdout}"
+        );
     }
     let row_a = row(&first, &a);
-    assert_eq!((row_a["outcome"].as_str(), row_a["records"].as_u64(), row_a["errors"].as_u64()), (Some("complete"), Some(3), Some(0)));
+    assert_eq!(
+        (
+            row_a["outcome"].as_str(),
+            row_a["records"].as_u64(),
+            row_a["errors"].as_u64()
+        ),
+        (Some("complete"), Some(3), Some(0))
+    );
     assert!(row_a["bytes"].as_u64().unwrap() > 0 && row_a["seconds"].as_f64().unwrap() > 0.0);
     let row_b = row(&first, &b);
     let got = row_b["archived"].as_u64().unwrap();
     assert_eq!(row_b["outcome"], "failed", "{row_b:#}");
     assert!((1..8).contains(&got), "B stopped mid-list: {row_b:#}");
-    assert_eq!(first["outcomes"], serde_json::json!({"complete": 1, "failed": 4}));
-    assert!(stdout.contains("5 endpoints: 1 complete, 4 failed"), "{stdout}");
+    assert_eq!(
+        first["outcomes"],
+        serde_json::json!({"complete": 1, "failed": 4})
+    );
+    assert!(
+        stdout.contains("5 endpoints: 1 complete, 4 failed"),
+        "{stdout}"
+    );
     // The next run, B's server back on its port: B continues where it stopped.
     let _server_b = restart(site_b.path(), &work_b, port_b);
     let (stdout, _) = expect(&harvester(&args), 1);
     let second = read_json(&report);
     let row_b = row(&second, &b);
-    assert_eq!((row_b["outcome"].as_str(), row_b["resumed"].as_bool()), (Some("complete"), Some(true)), "{stdout}");
+    assert_eq!(
+        (row_b["outcome"].as_str(), row_b["resumed"].as_bool()),
+        (Some("complete"), Some(true)),
+        "{stdout}"
+    );
     assert_eq!(row_b["archived"].as_u64().unwrap() + got, 8, "{row_b:#}");
-    let mut want: Vec<String> = (0..8).map(|i| format!("http://127.0.0.1:{port_b}/f{i:02}.txt")).collect();
+    let mut want: Vec<String> = (0..8)
+        .map(|i| format!("http://127.0.0.1:{port_b}/f{i:02}.txt"))
+        .collect();
     want.sort();
     assert_eq!(identifiers(&archive_b), want);
     assert_eq!(row(&second, &a)["archived"], 0, "A was complete");
     archive_check(&archive_b);
     // No temporary file of the report is left beside it.
-    assert_eq!(std::fs::read_dir(report.parent().unwrap()).unwrap().count(), 1);
+    assert_eq!(
+        std::fs::read_dir(report.parent().unwrap()).unwrap().count(),
+        1
+    );
 }
 
 /// `modoai serve` again on `port`, waiting until it answers.
@@ -164,7 +220,10 @@ fn restart(root: &Path, work: &Path, port: u16) -> Running {
     let server = spawn_modoai(root, work, "", &["--page-size", "1"], port);
     let started = Instant::now();
     while !get(port, "/modoai?verb=Identify").starts_with(b"HTTP/1.0 200") {
-        assert!(started.elapsed() < Duration::from_secs(30), "the server did not restart");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the server did not restart"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     server
@@ -174,7 +233,8 @@ fn restart(root: &Path, work: &Path, port: u16) -> Running {
 fn dry_run(list: &Path, extra: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(program("modoai-harvester"));
     cmd.args(["harvest-list", s(list), "--dry-run"]).args(extra);
-    cmd.env_remove("JOB_COMPLETION_INDEX").env_remove("JOB_COMPLETIONS");
+    cmd.env_remove("JOB_COMPLETION_INDEX")
+        .env_remove("JOB_COMPLETIONS");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -182,7 +242,10 @@ fn dry_run(list: &Path, extra: &[&str], env: &[(&str, &str)]) -> Output {
 }
 
 fn endpoints_of(stdout: &str) -> BTreeSet<String> {
-    stdout.lines().map(|l| l.split(" -> ").next().unwrap().to_owned()).collect()
+    stdout
+        .lines()
+        .map(|l| l.split(" -> ").next().unwrap().to_owned())
+        .collect()
 }
 
 #[test]
@@ -204,18 +267,31 @@ fn shards_split_a_list_by_host_disjointly_and_completely() {
         let flag = format!("{i}/4");
         let (stdout, _) = expect(&dry_run(&list, &["--shard", &flag], &[]), 0);
         let part = endpoints_of(&stdout);
-        assert!(!part.is_empty() && part.len() < 60, "shard {flag}: {part:?}");
+        assert!(
+            !part.is_empty() && part.len() < 60,
+            "shard {flag}: {part:?}"
+        );
         // The Job's variables choose the same shard; --shard wins over them.
         let index = i.to_string();
-        let env = [("JOB_COMPLETION_INDEX", index.as_str()), ("JOB_COMPLETIONS", "4")];
+        let env = [
+            ("JOB_COMPLETION_INDEX", index.as_str()),
+            ("JOB_COMPLETIONS", "4"),
+        ];
         let (by_env, _) = expect(&dry_run(&list, &[], &env), 0);
         assert_eq!(by_env, stdout);
         let other = [("JOB_COMPLETION_INDEX", "0"), ("JOB_COMPLETIONS", "1")];
-        assert_eq!(expect(&dry_run(&list, &["--shard", &flag], &other), 0).0, stdout);
+        assert_eq!(
+            expect(&dry_run(&list, &["--shard", &flag], &other), 0).0,
+            stdout
+        );
         for url in &part {
             assert!(union.insert(url.clone()), "{url} is in two shards");
             let host = modoai_harvester::shard::host_key(url).unwrap();
-            assert_eq!(*host_shard.entry(host).or_insert(i), i, "{url}: one host, one shard");
+            assert_eq!(
+                *host_shard.entry(host).or_insert(i),
+                i,
+                "{url}: one host, one shard"
+            );
             assert!(Shard::new(i, 4).unwrap().takes(url).unwrap());
         }
     }
@@ -225,27 +301,43 @@ fn shards_split_a_list_by_host_disjointly_and_completely() {
     let head = blocks.remove(0);
     blocks.reverse();
     let reversed = work.path().join("reversed.toml");
-    std::fs::write(&reversed, format!("{head}\n[[endpoint]]{}", blocks.join("\n[[endpoint]]"))).unwrap();
+    std::fs::write(
+        &reversed,
+        format!("{head}\n[[endpoint]]{}", blocks.join("\n[[endpoint]]")),
+    )
+    .unwrap();
     let shard1 = |l: &Path| endpoints_of(&expect(&dry_run(l, &["--shard", "1/4"], &[]), 0).0);
     assert_eq!(shard1(&reversed), shard1(&list));
     // One variable alone is no Job: the whole list.
     let (whole, _) = expect(&dry_run(&list, &[], &[("JOB_COMPLETION_INDEX", "2")]), 0);
     assert_eq!(endpoints_of(&whole), all);
     // Bad values are usage errors that say what is wrong.
-    for (flag, message) in [("4/4", "does not exist"), ("1/0", "does not exist"), ("one/4", "is not a shard")] {
+    for (flag, message) in [
+        ("4/4", "does not exist"),
+        ("1/0", "does not exist"),
+        ("one/4", "is not a shard"),
+    ] {
         let (_, stderr) = expect(&dry_run(&list, &["--shard", flag], &[]), 2);
         assert!(stderr.contains(message), "{flag}: {stderr}");
     }
     let env = [("JOB_COMPLETION_INDEX", "5"), ("JOB_COMPLETIONS", "4")];
     let (_, stderr) = expect(&dry_run(&list, &[], &env), 2);
-    assert!(stderr.contains("JOB_COMPLETION_INDEX=5 and JOB_COMPLETIONS=4"), "{stderr}");
+    assert!(
+        stderr.contains("JOB_COMPLETION_INDEX=5 and JOB_COMPLETIONS=4"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn the_kubernetes_job_manifest_is_an_indexed_job_whose_shards_the_harvester_reads() {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/deploy/harvest-list-job.yaml");
-    let script = "import json, sys, yaml\nprint(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))";
-    let out = Command::new(venv_python()).args(["-c", script, s(&manifest)]).output().unwrap();
+    let manifest =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/deploy/harvest-list-job.yaml");
+    let script =
+        "import json, sys, yaml\nprint(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))";
+    let out = Command::new(venv_python())
+        .args(["-c", script, s(&manifest)])
+        .output()
+        .unwrap();
     let (stdout, _) = expect(&out, 0);
     let docs: Vec<serde_json::Value> = serde_json::from_str(&stdout).unwrap();
     let job = docs.iter().find(|d| d["kind"] == "Job").expect("a Job");
@@ -254,10 +346,21 @@ fn the_kubernetes_job_manifest_is_an_indexed_job_whose_shards_the_harvester_read
     let container = &spec["template"]["spec"]["containers"][0];
     let env = container["env"].as_array().unwrap();
     let completions = env.iter().find(|e| e["name"] == "JOB_COMPLETIONS").unwrap();
-    assert_eq!(completions["value"].as_str().unwrap(), spec["completions"].to_string());
-    let args: Vec<&str> = container["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert_eq!(
+        completions["value"].as_str().unwrap(),
+        spec["completions"].to_string()
+    );
+    let args: Vec<&str> = container["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
     assert_eq!(args[0], "harvest-list");
-    assert!(args.contains(&"--archive-id"), "shards share one archive id for merge: {args:?}");
+    assert!(
+        args.contains(&"--archive-id"),
+        "shards share one archive id for merge: {args:?}"
+    );
     // The list the ConfigMap holds is a harvest list the harvester accepts.
     let config = docs.iter().find(|d| d["kind"] == "ConfigMap").unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -275,8 +378,13 @@ fn inspect(archive: &Path) -> serde_json::Value {
 
 /// `inspect archive --parts --json`: one JSON object per part.
 fn parts(archive: &Path) -> Vec<serde_json::Value> {
-    let (out, _) = expect(&harvester(&["inspect", "archive", s(archive), "--parts", "--json"]), 0);
-    out.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    let (out, _) = expect(
+        &harvester(&["inspect", "archive", s(archive), "--parts", "--json"]),
+        0,
+    );
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// The shard of `url` among 2.
@@ -299,7 +407,8 @@ fn merged_shards_hold_every_item_replay_in_pywb_and_resolve_every_pwid() {
         servers.push((server, site, format!("http://127.0.0.1:{port}/modoai")));
     }
     // oai_didl: the files inline, as resource records at their URLs for pywb to replay.
-    let mut list = String::from("[defaults]\narchive = \"archive\"\nmetadata-prefix = \"oai_didl\"\n");
+    let mut list =
+        String::from("[defaults]\narchive = \"archive\"\nmetadata-prefix = \"oai_didl\"\n");
     for (_, _, url) in &servers {
         list.push_str(&format!("\n[[endpoint]]\nurl = \"{url}\"\n"));
     }
@@ -327,16 +436,43 @@ fn merged_shards_hold_every_item_replay_in_pywb_and_resolve_every_pwid() {
     expect(&harvester(&args), 0);
     let merged = work.path().join("merged");
     let (a0, a1) = (s(&shards[0]), s(&shards[1]));
-    let (stdout, _) = expect(&harvester(&["merge", "--archive", a0, "--archive", a1, "--out", s(&merged)]), 0);
+    let (stdout, _) = expect(
+        &harvester(&[
+            "merge",
+            "--archive",
+            a0,
+            "--archive",
+            a1,
+            "--out",
+            s(&merged),
+        ]),
+        0,
+    );
     assert!(stdout.contains("copied and verified"), "{stdout}");
     // The same items, bytes and index lines as the shards together, and as one unsharded run.
     let (m, one) = (inspect(&merged), inspect(&whole.join("archive")));
     let (i0, i1) = (inspect(&shards[0]), inspect(&shards[1]));
     let counts = |v: &serde_json::Value| -> BTreeMap<String, (u64, u64, u64)> {
-        v["lists"].as_array().unwrap().iter().map(|l| {
-            let key = format!("{} {}", l["endpoint"].as_str().unwrap(), l["prefix"].as_str().unwrap());
-            (key, (l["items"].as_u64().unwrap(), l["bytes"].as_u64().unwrap(), l["site_pages"].as_u64().unwrap_or(0)))
-        }).collect()
+        v["lists"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                let key = format!(
+                    "{} {}",
+                    l["endpoint"].as_str().unwrap(),
+                    l["prefix"].as_str().unwrap()
+                );
+                (
+                    key,
+                    (
+                        l["items"].as_u64().unwrap(),
+                        l["bytes"].as_u64().unwrap(),
+                        l["site_pages"].as_u64().unwrap_or(0),
+                    ),
+                )
+            })
+            .collect()
     };
     let mut together = counts(&i0);
     together.extend(counts(&i1));
@@ -356,18 +492,43 @@ fn merged_shards_hold_every_item_replay_in_pywb_and_resolve_every_pwid() {
     // merged archive to the same bytes.
     let index = std::fs::read_to_string(merged.join("index.cdxj")).unwrap();
     let lines: Vec<&str> = index.lines().collect();
-    assert!(lines.windows(2).all(|w| w[0] <= w[1]), "index.cdxj is not sorted");
+    assert!(
+        lines.windows(2).all(|w| w[0] <= w[1]),
+        "index.cdxj is not sorted"
+    );
     let out = work.path().join("extracted");
     for shard in &shards {
         for part in parts(shard) {
             let pwid = part["pwid"].as_str().unwrap();
-            let resolve = ["pwid", "resolve", pwid, "--archive", s(&merged), "--extract", s(&out)];
+            let resolve = [
+                "pwid",
+                "resolve",
+                pwid,
+                "--archive",
+                s(&merged),
+                "--extract",
+                s(&out),
+            ];
             let (stdout, _) = expect(&harvester(&resolve), 0);
-            assert_eq!(stdout.trim(), format!("{} {}", part["file"].as_str().unwrap(), part["offset"]));
+            assert_eq!(
+                stdout.trim(),
+                format!("{} {}", part["file"].as_str().unwrap(), part["offset"])
+            );
             let original = out.with_extension("shard");
-            let from_shard = ["pwid", "resolve", pwid, "--archive", s(shard), "--extract", s(&original)];
+            let from_shard = [
+                "pwid",
+                "resolve",
+                pwid,
+                "--archive",
+                s(shard),
+                "--extract",
+                s(&original),
+            ];
             expect(&harvester(&from_shard), 0);
-            assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&original).unwrap());
+            assert_eq!(
+                std::fs::read(&out).unwrap(),
+                std::fs::read(&original).unwrap()
+            );
         }
     }
     archive_check(&merged);
@@ -416,13 +577,51 @@ fn refusals(work: &Path, shards: &[PathBuf], whole: &Path, merged: &Path) {
     let site = site(1, "o");
     let (_server, port) = start_modoai(site.path(), &work.join("machine-1"), "", &[]);
     let url = format!("http://127.0.0.1:{port}/modoai");
-    expect(&harvester(&["harvest", &url, "--archive", s(&other), "--archive-id", "other.example", "-q"]), 0);
-    let (_, stderr) = expect(&harvester(&["merge", "--archive", a0, "--archive", s(&other), "--out", s(&out)]), 2);
-    assert!(stderr.contains("different archive ids") && stderr.contains("--archive-id"), "{stderr}");
+    expect(
+        &harvester(&[
+            "harvest",
+            &url,
+            "--archive",
+            s(&other),
+            "--archive-id",
+            "other.example",
+            "-q",
+        ]),
+        0,
+    );
+    let (_, stderr) = expect(
+        &harvester(&[
+            "merge",
+            "--archive",
+            a0,
+            "--archive",
+            s(&other),
+            "--out",
+            s(&out),
+        ]),
+        2,
+    );
+    assert!(
+        stderr.contains("different archive ids") && stderr.contains("--archive-id"),
+        "{stderr}"
+    );
     // What an interrupted merge left is removed; --link shares the WARC files.
     std::fs::create_dir_all(work.join(".refused.merging/warcs")).unwrap();
     std::fs::write(work.join(".refused.merging/ledger.jsonl"), "half").unwrap();
-    expect(&harvester(&["merge", "--archive", a0, "--archive", a1, "--out", s(&out), "--link", "-q"]), 0);
+    expect(
+        &harvester(&[
+            "merge",
+            "--archive",
+            a0,
+            "--archive",
+            a1,
+            "--out",
+            s(&out),
+            "--link",
+            "-q",
+        ]),
+        0,
+    );
     assert!(!work.join(".refused.merging").exists());
     assert_eq!(identifiers(&out), identifiers(merged));
 }

@@ -223,7 +223,14 @@ pub(crate) fn run(
     });
     rows.sort_by_key(|(n, _)| *n);
     let rows: Vec<Row> = rows.into_iter().map(|(_, r)| r).collect();
-    finish(&args.file, args.report.as_deref(), shard, started, &rows, quiet)
+    finish(
+        &args.file,
+        args.report.as_deref(),
+        shard,
+        started,
+        &rows,
+        quiet,
+    )
 }
 
 /// The shard to harvest: `--shard`, else a Kubernetes Indexed Job's, else the whole list.
@@ -274,7 +281,11 @@ fn finish(
 }
 
 /// The rows of lists that were not harvested.
-fn not_started(archive: &Path, lists: Vec<(usize, HarvestOptions)>, error: Option<String>) -> Vec<(usize, Row)> {
+fn not_started(
+    archive: &Path,
+    lists: Vec<(usize, HarvestOptions)>,
+    error: Option<String>,
+) -> Vec<(usize, Row)> {
     let outcome = match error {
         Some(_) => Outcome::Failed,
         None => Outcome::NotStarted,
@@ -334,7 +345,10 @@ fn group(
     let mut lists = lists.into_iter();
     for (n, options) in lists.by_ref() {
         if cancel.is_cancelled() {
-            out.push((n, Row::without_harvest(&options, archive, Outcome::NotStarted, None)));
+            out.push((
+                n,
+                Row::without_harvest(&options, archive, Outcome::NotStarted, None),
+            ));
             continue;
         }
         let summary = Harvester::new(client.clone(), handle.clone(), &mut a, &Quiet)

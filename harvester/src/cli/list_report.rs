@@ -104,7 +104,12 @@ impl Row {
     }
 
     /// The row of a list that did not run: `outcome` says why, `error` with what message.
-    pub(crate) fn without_harvest(o: &HarvestOptions, archive: &Path, outcome: Outcome, error: Option<String>) -> Row {
+    pub(crate) fn without_harvest(
+        o: &HarvestOptions,
+        archive: &Path,
+        outcome: Outcome,
+        error: Option<String>,
+    ) -> Row {
         Row {
             endpoint: o.endpoint.clone(),
             archive: archive.to_owned(),
@@ -142,13 +147,25 @@ pub(crate) struct Report<'a> {
 }
 
 impl<'a> Report<'a> {
-    pub(crate) fn new(list: &'a Path, shard: Option<String>, started: String, rows: &'a [Row]) -> Self {
+    pub(crate) fn new(
+        list: &'a Path,
+        shard: Option<String>,
+        started: String,
+        rows: &'a [Row],
+    ) -> Self {
         let mut outcomes = std::collections::BTreeMap::new();
         for r in rows {
             *outcomes.entry(r.outcome.name()).or_insert(0) += 1;
         }
         let finished = now();
-        Report { list, shard, started, finished, outcomes, endpoints: rows }
+        Report {
+            list,
+            shard,
+            started,
+            finished,
+            outcomes,
+            endpoints: rows,
+        }
     }
 
     /// Writes the report to `path` atomically: a synced temporary file beside it, renamed.
@@ -182,14 +199,28 @@ pub(crate) fn table(rows: &[Row]) -> String {
         "outcome", "records", "archived", "bytes", "errors", "seconds"
     );
     for r in rows {
-        let set = r.set.as_ref().map(|s| format!(" (set {s})")).unwrap_or_default();
+        let set = r
+            .set
+            .as_ref()
+            .map(|s| format!(" (set {s})"))
+            .unwrap_or_default();
         out.push_str(&format!(
             "{:<11} {:>9} {:>9} {:>13} {:>6} {:>9.1}  {}{set}\n",
-            r.outcome.name(), r.records, r.archived, r.bytes, r.errors, r.seconds, r.endpoint
+            r.outcome.name(),
+            r.records,
+            r.archived,
+            r.bytes,
+            r.errors,
+            r.seconds,
+            r.endpoint
         ));
     }
     let report = Report::new(Path::new(""), None, String::new(), rows);
-    let counts: Vec<String> = report.outcomes.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let counts: Vec<String> = report
+        .outcomes
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
     out.push_str(&format!("{} endpoints: {}", rows.len(), counts.join(", ")));
     out
 }

@@ -45,7 +45,11 @@ pub(crate) fn run(args: MergeArgs, quiet: bool) -> anyhow::Result<u8> {
         other => anyhow::Error::new(other),
     })?;
     if !quiet {
-        let placed = if args.link { "linked" } else { "copied and verified" };
+        let placed = if args.link {
+            "linked"
+        } else {
+            "copied and verified"
+        };
         summary::print(&format!(
             "merged {} archives into {}: {} items ({} ledger entries, {} payload bytes), {} WARC files ({} bytes) {placed}; archive id {}",
             report.archives,

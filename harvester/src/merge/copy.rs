@@ -29,11 +29,17 @@ pub(super) fn place(from: &Path, to: &Path, link: bool) -> Result<u64, MergeErro
     let copy = hash(File::open(to).map_err(at(to))?, None).map_err(at(to))?;
     if copy.1 != original.1 {
         let what = format!("{} bytes, the original has {}", copy.1, original.1);
-        return Err(MergeError::Verify { file: from.to_owned(), what });
+        return Err(MergeError::Verify {
+            file: from.to_owned(),
+            what,
+        });
     }
     if copy.0 != original.0 {
         let what = "SHA-1 differs".to_owned();
-        return Err(MergeError::Verify { file: from.to_owned(), what });
+        return Err(MergeError::Verify {
+            file: from.to_owned(),
+            what,
+        });
     }
     Ok(original.1)
 }
@@ -63,7 +69,11 @@ mod tests {
     #[test]
     fn a_copy_is_verified_and_never_replaces_a_file() {
         let dir = tempfile::tempdir().unwrap();
-        let (a, b, c) = (dir.path().join("a"), dir.path().join("b"), dir.path().join("c"));
+        let (a, b, c) = (
+            dir.path().join("a"),
+            dir.path().join("b"),
+            dir.path().join("c"),
+        );
         let bytes: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
         std::fs::write(&a, &bytes).unwrap();
         assert_eq!(place(&a, &b, false).unwrap(), bytes.len() as u64);

@@ -111,9 +111,23 @@ fn check(inputs: &[Input]) -> Result<(), MergeError> {
             _ => {}
         }
     }
-    let lists = |input: &Input| input.reader.state().lists.keys().map(|k| format!("the list {k}")).collect();
+    let lists = |input: &Input| {
+        input
+            .reader
+            .state()
+            .lists
+            .keys()
+            .map(|k| format!("the list {k}"))
+            .collect()
+    };
     disjoint(inputs, lists)?;
-    disjoint(inputs, |input| input.warcs.iter().map(|n| format!("the WARC file {n}")).collect())
+    disjoint(inputs, |input| {
+        input
+            .warcs
+            .iter()
+            .map(|n| format!("the WARC file {n}"))
+            .collect()
+    })
 }
 
 /// Fails when two inputs share one of the names `of` gives.

@@ -25,7 +25,8 @@
 //! Archive::open(&b, ArchiveOptions::default())?.close()?;
 //! let report = merge(&[a, b], &dir.path().join("all"), MergeOptions::default())?;
 //! assert_eq!((report.archives, report.items), (2, 0));
-//! assert!(dir.path().join("all/index.cdxj").exists());
+//! assert!(dir.path().join("all/ledger.jsonl").exists());
+//! assert!(!dir.path().join(".all.merging").exists());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -150,7 +151,12 @@ fn add_entries(
     for entry in inputs[i].reader.entries().map_err(at(&ledger))? {
         let entry = entry.map_err(at(&ledger))?;
         if entry.kind.is_item() {
-            if archive.contains(&entry.endpoint, &entry.prefix, &entry.identifier, &entry.datestamp) {
+            if archive.contains(
+                &entry.endpoint,
+                &entry.prefix,
+                &entry.identifier,
+                &entry.datestamp,
+            ) {
                 return Err(item_overlap(inputs, i, &entry));
             }
             report.items += 1;
@@ -158,7 +164,7 @@ fn add_entries(
         report.entries += 1;
         report.payload_bytes += entry.bytes;
         archive.commit(&entry)?;
-        if report.entries % CHECKPOINT == 0 {
+        if report.entries.is_multiple_of(CHECKPOINT) {
             archive.checkpoint()?;
         }
     }
@@ -170,7 +176,12 @@ fn item_overlap(inputs: &[Input], i: usize, entry: &Entry) -> MergeError {
     let same = |e: &Entry| {
         e.kind.is_item()
             && (&e.endpoint, &e.prefix, &e.identifier, &e.datestamp)
-                == (&entry.endpoint, &entry.prefix, &entry.identifier, &entry.datestamp)
+                == (
+                    &entry.endpoint,
+                    &entry.prefix,
+                    &entry.identifier,
+                    &entry.datestamp,
+                )
     };
     let holds = |input: &Input| {
         input
@@ -178,7 +189,10 @@ fn item_overlap(inputs: &[Input], i: usize, entry: &Entry) -> MergeError {
             .entries()
             .is_ok_and(|mut es| es.any(|e| e.is_ok_and(|e| same(&e))))
     };
-    let first = inputs[..i].iter().find(|input| holds(input)).unwrap_or(&inputs[i]);
+    let first = inputs[..i]
+        .iter()
+        .find(|input| holds(input))
+        .unwrap_or(&inputs[i]);
     let what = format!(
         "the item {} of {} ({}, datestamp {})",
         entry.identifier, entry.endpoint, entry.prefix, entry.datestamp
