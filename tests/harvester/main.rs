@@ -45,6 +45,18 @@ pub(crate) fn harvest_ok(args: &[&str], code: i32) -> String {
     stdout
 }
 
+/// Stdout and stderr of `out`, asserting its exit code.
+pub(crate) fn expect(out: &Output, code: i32) -> (String, String) {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    (stdout, stderr)
+}
+
 /// The ledger's items (the site pages a harvest captures besides them left out).
 pub(crate) fn ledger(archive: &Path) -> Vec<Entry> {
     std::fs::read_to_string(archive.join("ledger.jsonl"))

@@ -17,22 +17,10 @@ use integration_tests::{venv_python, TestSite};
 use modoai_harvester::shard::Shard;
 
 use super::our_server::site_files;
-use super::{archive_check, harvester, ledger};
+use super::{archive_check, expect, harvester, ledger};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
-}
-
-/// Exit code and output of `out`, asserting the code.
-fn expect(out: &Output, code: i32) -> (String, String) {
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    (stdout, stderr)
 }
 
 /// A site of `n` small text files.
@@ -436,18 +424,7 @@ fn merged_shards_hold_every_item_replay_in_pywb_and_resolve_every_pwid() {
     expect(&harvester(&args), 0);
     let merged = work.path().join("merged");
     let (a0, a1) = (s(&shards[0]), s(&shards[1]));
-    let (stdout, _) = expect(
-        &harvester(&[
-            "merge",
-            "--archive",
-            a0,
-            "--archive",
-            a1,
-            "--out",
-            s(&merged),
-        ]),
-        0,
-    );
+    let (stdout, _) = expect(&merge(&[a0, a1], &merged, &[]), 0);
     assert!(stdout.contains("copied and verified"), "{stdout}");
     // The same items, bytes and index lines as the shards together, and as one unsharded run.
     let (m, one) = (inspect(&merged), inspect(&whole.join("archive")));
@@ -548,28 +525,31 @@ fn merged_shards_hold_every_item_replay_in_pywb_and_resolve_every_pwid() {
     refusals(work.path(), &shards, &whole.join("archive"), &merged);
 }
 
+/// `merge --archive A … --out OUT EXTRA…`.
+fn merge(archives: &[&str], out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["merge"];
+    for a in archives {
+        args.extend(["--archive", a]);
+    }
+    args.extend(["--out", s(out)]);
+    args.extend(extra);
+    harvester(&args)
+}
+
 /// What merge refuses, each with a clear message, leaving no output folder.
 fn refusals(work: &Path, shards: &[PathBuf], whole: &Path, merged: &Path) {
     let (a0, a1, w) = (s(&shards[0]), s(&shards[1]), s(whole));
     let out = work.join("refused");
     let no_archive = work.join("machine-0");
-    let cases: [(Vec<&str>, &str); 4] = [
-        (vec![a0, a1, "--out", s(merged)], "exists"),
-        (vec![a0, a0, "--out", s(&out)], "given twice"),
-        (vec![a0, w, "--out", s(&out)], "overlap: both hold the list"),
-        (vec![a0, s(&no_archive), "--out", s(&out)], "not an archive"),
+    let cases: [(Vec<&str>, &Path, &str); 4] = [
+        (vec![a0, a1], merged, "exists"),
+        (vec![a0, a0], &out, "given twice"),
+        (vec![a0, w], &out, "overlap: both hold the list"),
+        (vec![a0, s(&no_archive)], &out, "not an archive"),
     ];
-    for (inputs, message) in cases {
-        let mut args = vec!["merge"];
-        for (i, a) in inputs.iter().enumerate() {
-            if i + 2 < inputs.len() {
-                args.extend(["--archive", a]);
-            } else {
-                args.push(a);
-            }
-        }
-        let (_, stderr) = expect(&harvester(&args), 2);
-        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    for (inputs, to, message) in cases {
+        let (_, stderr) = expect(&merge(&inputs, to, &[]), 2);
+        assert!(stderr.contains(message), "{inputs:?}: {stderr}");
         assert!(!out.exists() && !work.join(".refused.merging").exists());
     }
     // Another archive id: its PWIDs would stop resolving.
@@ -589,18 +569,7 @@ fn refusals(work: &Path, shards: &[PathBuf], whole: &Path, merged: &Path) {
         ]),
         0,
     );
-    let (_, stderr) = expect(
-        &harvester(&[
-            "merge",
-            "--archive",
-            a0,
-            "--archive",
-            s(&other),
-            "--out",
-            s(&out),
-        ]),
-        2,
-    );
+    let (_, stderr) = expect(&merge(&[a0, s(&other)], &out, &[]), 2);
     assert!(
         stderr.contains("different archive ids") && stderr.contains("--archive-id"),
         "{stderr}"
@@ -608,20 +577,7 @@ fn refusals(work: &Path, shards: &[PathBuf], whole: &Path, merged: &Path) {
     // What an interrupted merge left is removed; --link shares the WARC files.
     std::fs::create_dir_all(work.join(".refused.merging/warcs")).unwrap();
     std::fs::write(work.join(".refused.merging/ledger.jsonl"), "half").unwrap();
-    expect(
-        &harvester(&[
-            "merge",
-            "--archive",
-            a0,
-            "--archive",
-            a1,
-            "--out",
-            s(&out),
-            "--link",
-            "-q",
-        ]),
-        0,
-    );
+    expect(&merge(&[a0, a1], &out, &["--link", "-q"]), 0);
     assert!(!work.join(".refused.merging").exists());
     assert_eq!(identifiers(&out), identifiers(merged));
 }
