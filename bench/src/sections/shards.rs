@@ -47,7 +47,7 @@ const TYPES: [(&str, &str); 50] = [
     ("odt", "application/vnd.oasis.opendocument.text"),
     ("ods", "application/vnd.oasis.opendocument.spreadsheet"),
     ("rtf", "application/rtf"),
-    ("md", "text/x-markdown"),
+    ("odp", "application/vnd.oasis.opendocument.presentation"),
     ("js", "text/javascript"),
     ("wasm", "application/wasm"),
     ("woff2", "font/woff2"),
