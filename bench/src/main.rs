@@ -16,7 +16,7 @@ use procs::Bins;
 use report::Figure;
 use sections::Ctx;
 
-const SECTIONS: [&str; 8] = [
+const SECTIONS: [&str; 9] = [
     "throughput",
     "plugins",
     "visitors",
@@ -25,6 +25,7 @@ const SECTIONS: [&str; 8] = [
     "harvester",
     "memory",
     "explorer",
+    "shards",
 ];
 
 /// Measures modoai against nginx, Sickle and gzip on this machine.
@@ -38,7 +39,7 @@ struct Args {
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
     /// Run only these sections (comma-separated): throughput, plugins, visitors, scale,
-    /// store, harvester, memory, explorer.
+    /// store, harvester, memory, explorer, shards.
     #[arg(long, value_delimiter = ',', value_name = "SECTIONS")]
     only: Vec<String>,
     /// Measured runs per figure after one warm-up run. Default: 3, or 1 with --quick.
@@ -112,6 +113,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             "store" => sections::store::run(&ctx).await,
             "harvester" => sections::harvester::run(&ctx).await,
             "explorer" => sections::explorer::run(&ctx).await,
+            "shards" => sections::shards::run(&ctx).await,
             _ => sections::memory::run(&ctx).await,
         };
         let got = got.map_err(|e| e.context(format!("section {s}")))?;

@@ -42,9 +42,11 @@ pub mod corpus;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod harvest;
+pub mod merge;
 pub mod parse;
 pub mod profile;
 pub mod pwid;
+pub mod shard;
 pub mod store;
 pub mod surt;
 pub mod wacz;

@@ -229,6 +229,14 @@ pub(crate) const TABLE: &[Entry] = &[
         },
     },
     run(
+        "cargo run -p modoai-harvester -- harvest-list harvests.toml --shard 0/2 --report report.json",
+        "endpoints:",
+    ),
+    run(
+        "cargo run -p modoai-harvester -- merge --archive list-archive --archive my-archive --out merged-archive",
+        "merged 2 archives into merged-archive",
+    ),
+    run(
         "cargo run -p modoai-harvester -- inspect archive my-archive --parts",
         "urn:pwid:",
     ),

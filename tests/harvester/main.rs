@@ -15,7 +15,6 @@ mod pyoai;
 mod reading;
 mod scripted;
 mod services;
-mod store;
 mod terminal;
 mod wacz;
 
@@ -51,14 +50,18 @@ pub(crate) fn harvest_ok(args: &[&str], code: i32) -> String {
 /// Runs the harvester, asserting its exit code; returns stdout and stderr.
 pub(crate) fn run(args: &[&str], code: i32) -> (String, String) {
     let out = harvester(args);
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
+    let (stdout, stderr) = expect(&out, code);
+    (stdout, format!("{stderr}\n(modoai-harvester {args:?})"))
+}
+
+/// Stdout and stderr of `out`, asserting its exit code.
+pub(crate) fn expect(out: &Output, code: i32) -> (String, String) {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(
         out.status.code(),
         Some(code),
-        "{args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
     );
     (stdout, stderr)
 }

@@ -10,19 +10,7 @@ use integration_tests::fault::{FaultServer, Reply, RequestInfo};
 use integration_tests::process::program;
 
 use super::scripted::{page, IDENTIFY};
-use super::{harvester, ledger};
-
-/// Stdout and stderr of `out`, asserting its exit code.
-fn expect(out: &Output, code: i32) -> (String, String) {
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    (stdout, stderr)
-}
+use super::{expect, harvester, ledger};
 
 /// The harvester with `args`, killed after a minute (a bound against hangs, not a speed check).
 fn bounded(args: &[&str]) -> Output {

@@ -13,15 +13,17 @@ use anyhow::Context as _;
 use clap::Args;
 use modoai_harvester::archive::Archive;
 use modoai_harvester::client::Client;
-use modoai_harvester::harvest::{HarvestOptions, Harvester, Quiet, Summary};
+use modoai_harvester::harvest::{HarvestOptions, Harvester, Quiet};
+use modoai_harvester::shard::Shard;
 use serde::Deserialize;
 use tokio::runtime::Runtime;
 
 use tokio_util::sync::CancellationToken;
 
+use super::list_report::{self, Outcome, Report, Row};
 use super::{
     check_date, endpoint_url, interrupt, summary, usage, ClientArgs, WarcArgs, EXIT_FAILED,
-    EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS,
+    EXIT_INTERRUPTED, EXIT_OK,
 };
 
 /// A harvest list with every key: `harvest-list --help` shows it, and a test reads it with
@@ -74,6 +76,14 @@ pub(crate) struct ListArgs {
     /// Archives harvested at the same time.
     #[arg(long, default_value_t = 4, value_name = "N")]
     jobs: usize,
+    /// Harvest only shard I of N (0 to N-1): the endpoints whose host hashes to I, so that N
+    /// machines share the list with no coordinator. Default: the shard of a Kubernetes Indexed
+    /// Job when JOB_COMPLETION_INDEX and JOB_COMPLETIONS are both set, else the whole list.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<Shard>,
+    /// Also write every endpoint's summary as JSON to FILE (replaced atomically at the end).
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
     #[command(flatten)]
     warc: WarcArgs,
     #[command(flatten)]
@@ -172,20 +182,25 @@ pub(crate) fn run(
     if args.jobs == 0 {
         return Err(usage("--jobs must be at least 1"));
     }
-    let mut groups: BTreeMap<PathBuf, Vec<HarvestOptions>> = BTreeMap::new();
+    let shard = shard(args.shard)?;
     // Every endpoint of the list is checked before any archive is opened.
-    let lists = read(&args.file).map_err(|e| usage(format!("{e:#}")))?;
+    let mut lists = read(&args.file).map_err(|e| usage(format!("{e:#}")))?;
+    if let Some(shard) = shard {
+        lists.retain(|(_, o)| shard.takes(&o.endpoint).unwrap_or(false));
+    }
     if args.dry_run {
         return dry_run(&lists);
     }
-    for (archive, options) in lists {
-        groups.entry(archive).or_default().push(options);
+    let started = list_report::now();
+    let mut groups: BTreeMap<PathBuf, Vec<(usize, HarvestOptions)>> = BTreeMap::new();
+    for (n, (archive, options)) in lists.into_iter().enumerate() {
+        groups.entry(archive).or_default().push((n, options));
     }
     super::store::check_names(args.warc.store.as_deref(), groups.keys())?;
     let client = args.client.client()?;
     let jobs = Arc::new(tokio::sync::Semaphore::new(args.jobs));
     let handle = runtime.handle().clone();
-    let results: Vec<anyhow::Result<Vec<Summary>>> = runtime.block_on(async {
+    let mut rows: Vec<(usize, Row)> = runtime.block_on(async {
         let mut tasks = Vec::new();
         for (archive, lists) in groups {
             let (client, handle, jobs) = (client.clone(), handle.clone(), jobs.clone());
@@ -195,59 +210,91 @@ pub(crate) fn run(
                 let _slot = tokio::select! {
                     slot = jobs.acquire_owned() => slot.expect("the jobs semaphore is never closed"),
                     // Archives still waiting for a slot are not started.
-                    () = cancel.cancelled() => return Ok(Vec::new()),
+                    () = cancel.cancelled() => return not_started(&archive, lists, None),
                 };
-                let harvest = move || group(&archive, &warc, lists, client, handle, &cancel);
-                tokio::task::spawn_blocking(harvest).await?
+                let harvest = move || group(&archive, &warc, lists, client, handle, &cancel, quiet);
+                tokio::task::spawn_blocking(harvest).await.expect("a harvest thread does not panic")
             }));
         }
         let mut out = Vec::new();
         for t in tasks {
-            out.push(t.await.map_err(anyhow::Error::from).and_then(|r| r));
+            out.extend(t.await.expect("a list task does not panic"));
         }
         out
     });
-    let interrupted = results
-        .iter()
-        .flatten()
-        .flatten()
-        .any(Summary::is_interrupted);
-    let mut code = EXIT_OK;
-    for r in results {
-        match r {
-            Ok(summaries) => {
-                for s in summaries {
-                    if !quiet {
-                        summary::print(&summary::render(&s))?;
-                    }
-                    match &s.error {
-                        Some(_) if s.is_interrupted() => {}
-                        Some(e) => eprintln!("error: {}: {e}", s.endpoint),
-                        None => {}
-                    }
-                    code = code.max(match summary::exit_code(&s) {
-                        EXIT_OK => 0,
-                        EXIT_PROBLEMS => 1,
-                        // An endpoint that failed, refused what was asked or was interrupted.
-                        _ => 2,
-                    });
-                }
-            }
-            Err(e) => {
-                eprintln!("error: {e:#}");
-                code = 2;
-            }
+    rows.sort_by_key(|(n, _)| *n);
+    let rows: Vec<Row> = rows.into_iter().map(|(_, r)| r).collect();
+    finish(
+        &args.file,
+        args.report.as_deref(),
+        shard,
+        started,
+        &rows,
+        quiet,
+    )
+}
+
+/// The shard to harvest: `--shard`, else a Kubernetes Indexed Job's, else the whole list.
+fn shard(flag: Option<Shard>) -> anyhow::Result<Option<Shard>> {
+    if flag.is_some() {
+        return Ok(flag);
+    }
+    let var = |name: &str| std::env::var(name).ok();
+    let (index, count) = (var("JOB_COMPLETION_INDEX"), var("JOB_COMPLETIONS"));
+    match Shard::from_job(index.as_deref(), count.as_deref()) {
+        None => Ok(None),
+        Some(Ok(shard)) => Ok(Some(shard)),
+        Some(Err(e)) => Err(usage(format!(
+            "JOB_COMPLETION_INDEX={} and JOB_COMPLETIONS={} name no shard: {e}",
+            index.unwrap_or_default(),
+            count.unwrap_or_default()
+        ))),
+    }
+}
+
+/// Prints the table, writes the report, and says what the exit code is.
+fn finish(
+    list: &Path,
+    report: Option<&Path>,
+    shard: Option<Shard>,
+    started: String,
+    rows: &[Row],
+    quiet: bool,
+) -> anyhow::Result<u8> {
+    for r in rows.iter().filter(|r| r.outcome != Outcome::Interrupted) {
+        if let Some(e) = &r.error {
+            eprintln!("error: {}: {e}", r.endpoint);
         }
     }
-    if interrupted {
-        eprintln!("{}", interrupt::INTERRUPTED);
-        return Ok(EXIT_INTERRUPTED);
+    if !quiet {
+        summary::print(&list_report::table(rows))?;
     }
-    Ok(match code {
-        0 => EXIT_OK,
-        1 => EXIT_PROBLEMS,
-        _ => EXIT_FAILED,
-    })
+    if let Some(path) = report {
+        Report::new(list, shard.map(|s| s.to_string()), started, rows).write(path)?;
+    }
+    let code = list_report::exit_code(rows);
+    if code == EXIT_INTERRUPTED {
+        eprintln!("{}", interrupt::INTERRUPTED);
+    } else if code == EXIT_FAILED {
+        eprintln!("some endpoints stopped early: run the same command again to continue them");
+    }
+    Ok(code)
+}
+
+/// The rows of lists that were not harvested.
+fn not_started(
+    archive: &Path,
+    lists: Vec<(usize, HarvestOptions)>,
+    error: Option<String>,
+) -> Vec<(usize, Row)> {
+    let outcome = match error {
+        Some(_) => Outcome::Failed,
+        None => Outcome::NotStarted,
+    };
+    lists
+        .into_iter()
+        .map(|(n, o)| (n, Row::without_harvest(&o, archive, outcome, error.clone())))
+        .collect()
 }
 
 /// Prints one line per endpoint: what `harvest-list` would harvest into which archive.
@@ -277,40 +324,82 @@ fn dry_run(lists: &[(PathBuf, HarvestOptions)]) -> anyhow::Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// Harvests the lists of one archive in order.
+/// Harvests the lists of one archive in order; a list's summary is printed (unless `quiet`)
+/// and turned into its row as soon as it ends.
 fn group(
     archive: &Path,
     warc: &WarcArgs,
-    lists: Vec<HarvestOptions>,
+    lists: Vec<(usize, HarvestOptions)>,
     client: Client,
     handle: tokio::runtime::Handle,
     cancel: &CancellationToken,
-) -> anyhow::Result<Vec<Summary>> {
-    let mut a = Archive::open(archive, warc.options())
-        .with_context(|| format!("cannot open the archive {}", archive.display()))?;
-    let name = super::store::archive_name(archive)?;
-    let stored = super::store::Sync::start(warc.store.as_deref(), Some(&name), archive, &handle)?;
+    quiet: bool,
+) -> Vec<(usize, Row)> {
+    let (mut a, stored) = match open(archive, warc, &handle) {
+        Ok(opened) => opened,
+        Err(error) => return not_started(archive, lists, Some(error)),
+    };
     let mut out = Vec::new();
-    for options in lists {
+    let mut lists = lists.into_iter();
+    for (n, options) in lists.by_ref() {
         if cancel.is_cancelled() {
-            break;
+            out.push((
+                n,
+                Row::without_harvest(&options, archive, Outcome::NotStarted, None),
+            ));
+            continue;
         }
         let summary = Harvester::new(client.clone(), handle.clone(), &mut a, &Quiet)
             .cancellation(cancel.clone())
             .run(&options);
-        out.push(summary);
+        if !quiet {
+            // A closed stdout does not stop the harvest.
+            let _ = summary::print(&summary::render(&summary));
+        }
+        out.push((n, Row::of(&summary, archive)));
     }
+    if let Err(error) = close(a, stored, archive, &out) {
+        for (_, row) in &mut out {
+            row.outcome = Outcome::Failed;
+            row.error.get_or_insert_with(|| error.clone());
+        }
+    }
+    out
+}
+
+/// Opens one group's archive and starts moving its closed WARC files to `--store`, if given.
+fn open(
+    archive: &Path,
+    warc: &WarcArgs,
+    handle: &tokio::runtime::Handle,
+) -> Result<(Archive, Option<super::store::Sync>), String> {
+    let a = Archive::open(archive, warc.options())
+        .map_err(|e| format!("cannot open the archive {}: {e}", archive.display()))?;
+    let name = super::store::archive_name(archive).map_err(|e| format!("{e:#}"))?;
+    let stored = super::store::Sync::start(warc.store.as_deref(), Some(&name), archive, handle)
+        .map_err(|e| format!("{e:#}"))?;
+    Ok((a, stored))
+}
+
+/// Closes one group's archive, then finishes its moves to the store (all but an interrupted
+/// run's); the error fails the group's lists.
+fn close(
+    a: Archive,
+    stored: Option<super::store::Sync>,
+    archive: &Path,
+    rows: &[(usize, Row)],
+) -> Result<(), String> {
     a.close()
-        .with_context(|| format!("cannot close the archive {}", archive.display()))?;
-    let code = match out.iter().any(Summary::is_interrupted) {
-        true => super::EXIT_INTERRUPTED,
-        false => super::EXIT_OK,
+        .map_err(|e| format!("cannot close the archive {}: {e}", archive.display()))?;
+    let code = match rows.iter().any(|(_, r)| r.outcome == Outcome::Interrupted) {
+        true => EXIT_INTERRUPTED,
+        false => EXIT_OK,
     };
-    if super::store::finish(stored, archive, code, true) == super::EXIT_FAILED {
-        anyhow::bail!(
-            "{}: not all files were moved to the store",
+    if super::store::finish(stored, archive, code, true) == EXIT_FAILED {
+        return Err(format!(
+            "{}: not all files were moved to the store; run the same command again",
             archive.display()
-        );
+        ));
     }
-    Ok(out)
+    Ok(())
 }

@@ -5,7 +5,9 @@ mod explore;
 mod inspect;
 mod interrupt;
 mod list;
+mod list_report;
 mod manual;
+mod merge;
 mod profile;
 mod progress;
 mod pwid;
@@ -61,6 +63,7 @@ Examples:
   modoai-harvester repair --archive archive/
   modoai-harvester corpus --archive archive/ --set mime:image --out corpus.xml
   modoai-harvester wacz --archive archive/ --out harvest.wacz
+  modoai-harvester merge --archive shard-0/ --archive shard-1/ --out merged/
 
 Every command has its own --help with examples. Commands that read an archive (inspect archive,
 profile, pwid resolve, corpus) need read access only and work while a harvest runs.";
@@ -139,6 +142,9 @@ Exit codes: see modoai-harvester --help."
     FetchArchive(store::FetchArgs),
     /// Package an archive as one WACZ 1.1.1 file (WARCs, index, pages, datapackage.json).
     Wacz(wacz::WaczArgs),
+    /// Merge archives (the shards of a harvest list) into one new archive.
+    #[command(after_help = merge::HELP)]
+    Merge(merge::MergeArgs),
 }
 
 const HARVEST_HELP: &str = "\
@@ -348,6 +354,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Repair(r) => repair::run(r).map(|()| ExitCode::from(EXIT_OK)),
         Command::FetchArchive(f) => store::fetch(runtime.handle(), &f).map(ExitCode::from),
         Command::Wacz(w) => wacz::run(w).map(|()| ExitCode::from(EXIT_OK)),
+        Command::Merge(m) => merge::run(m, cli.quiet).map(ExitCode::from),
     }
 }
 
