@@ -21,7 +21,7 @@ use super::write::Op;
 use crate::fetch::Site;
 use crate::own::OwnFiles;
 
-/// How often the change log's retention is applied.
+/// How often the change log's retention is applied (more often when it keeps less).
 const RETENTION_EVERY: Duration = Duration::from_secs(3600);
 
 /// How many internal HEAD requests run at once while indexing (Layer mode).
@@ -122,7 +122,7 @@ impl Ctx {
         let mut ticker = tokio::time::interval(rescan);
         ticker.reset();
         // The change log's retention is applied now, then every hour.
-        let mut retention = tokio::time::interval(RETENTION_EVERY);
+        let mut retention = tokio::time::interval(RETENTION_EVERY.min(self.keep_changes));
         loop {
             tokio::select! {
                 Some(first) = rx.recv() => {
