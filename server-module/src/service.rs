@@ -148,6 +148,7 @@ impl<S> OaiPmh<S> {
                     rescan: config.rescan_interval,
                     watch: config.watch,
                     tombstones: config.deleted_records,
+                    keep_changes: config.change_log_retention,
                     own: config.own_files(),
                     types,
                 };

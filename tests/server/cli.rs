@@ -2,15 +2,11 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use integration_tests::http::get_when_ready;
-use integration_tests::process::{program, signal};
+use integration_tests::process::{modoai, signal};
 use nix::sys::signal::Signal;
-
-fn modoai() -> Command {
-    Command::new(program("modoai"))
-}
 
 /// `modoai plugins check --plugins FILE`, run to its end.
 fn plugins_check(plugins: &Path) -> Output {

@@ -11,7 +11,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use integration_tests::http::{get, get_from, status_code, MARGIN};
-use integration_tests::process::{free_port, program, require_tool, signal, start_modoai, Running};
+use integration_tests::process::{
+    free_port, modoai, program, require_tool, signal, start_modoai, Running,
+};
 use integration_tests::{repo_root, texts, xsd_validate, TestSite};
 use nix::sys::signal::Signal;
 
@@ -229,7 +231,7 @@ fn the_systemd_unit_verifies_and_is_hardened() {
     let file = work.path().join("modoai.service");
     std::fs::write(&file, installed).unwrap();
     let man = work.path().join("man");
-    let out = Command::new(program("modoai"))
+    let out = modoai()
         .args(["man", "--out-dir"])
         .arg(man.join("man1"))
         .output()
@@ -300,7 +302,7 @@ fn the_systemd_unit_starts_reloads_and_stops_the_real_binary() {
     assert_eq!(unit_value(&unit, "StateDirectory"), "modoai");
     let state = work.path().join("state");
     let mut server = Running(
-        Command::new(program("modoai"))
+        modoai()
             .args(&args)
             .env("STATE_DIRECTORY", &state)
             .stdout(Stdio::null())

@@ -7,9 +7,9 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use integration_tests::manual::{
-    assert_bash_completes, assert_man_page_renders, doc_exit_codes, help_exit_codes, run,
+    assert_bash_completes, assert_man_page_renders, doc_exit_codes, help_exit_codes,
 };
-use integration_tests::process::program;
+use integration_tests::process::{self, program};
 use integration_tests::repo_root;
 
 /// Every command of `modoai`, as the words after the program name.
@@ -25,7 +25,11 @@ const COMMANDS: [&[&str]; 8] = [
 ];
 
 fn modoai(args: &[&str]) -> Output {
-    run(&program("modoai"), args)
+    process::modoai()
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the modoai binary starts")
 }
 
 fn stdout(out: &Output) -> String {

@@ -1,11 +1,11 @@
 //! Streaming: a GetRecord of a 1 GiB file in oai_didl keeps the server's peak RSS bounded.
 //! The server runs as its own process (the `modoai` binary), so its peak RSS is its own.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use integration_tests::http::{get, read_some, send_get};
-use integration_tests::process::{free_port, program, vm_hwm, Running};
+use integration_tests::process::{free_port, modoai, vm_hwm, Running};
 
 const GIB: u64 = 1 << 30;
 const LIMIT_KIB: u64 = 64 * 1024;
@@ -39,7 +39,7 @@ fn getrecord_of_a_1_gib_file_streams_in_bounded_memory() {
     big.set_len(GIB).unwrap(); // sparse: costs no disk
     drop(big);
     let port = free_port();
-    let child = Command::new(program("modoai"))
+    let child = modoai()
         .args(["serve", "--root"])
         .arg(root.path())
         .args([

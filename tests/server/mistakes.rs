@@ -4,17 +4,13 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use integration_tests::http::{get, get_when_ready, MARGIN};
-use integration_tests::process::{program, signal, Running};
+use integration_tests::process::{modoai, signal, Running};
 use integration_tests::TestSite;
 use nix::sys::signal::Signal;
-
-fn modoai() -> Command {
-    Command::new(program("modoai"))
-}
 
 /// Starts `modoai serve ARGS` in `cwd` and returns it with the banner's three lines and the
 /// port the first one names.

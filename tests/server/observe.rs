@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -12,7 +12,7 @@ use bytes::Bytes;
 use http::{Request, StatusCode};
 use http_body_util::Full;
 use integration_tests::http::{get, status_code};
-use integration_tests::process::{free_port, program, signal, start_modoai, Running};
+use integration_tests::process::{free_port, modoai, signal, start_modoai, Running};
 use integration_tests::python::{json, python};
 use integration_tests::{Server, TestSite};
 use modoai::access::{hash_password, AccessRules, Cidr, ForwardedHeader, Rule};
@@ -181,7 +181,7 @@ fn serve_piped(
     port: u16,
     args: &[&str],
 ) -> (Running, BufReader<std::process::ChildStderr>) {
-    let mut child = Command::new(program("modoai"))
+    let mut child = modoai()
         .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--root"])
         .arg(root)
         .args(args)

@@ -2,11 +2,11 @@
 //! SIGHUP reloads `[access]` without a restart. Time bounds here detect hangs only.
 
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use integration_tests::http::{send_get, status_code};
-use integration_tests::process::{free_port, program, signal, Running};
+use integration_tests::process::{free_port, modoai, signal, Running};
 use nix::sys::signal::Signal;
 
 const HANG: Duration = Duration::from_secs(30);
@@ -15,7 +15,7 @@ const NEW_KEY: &str = "new-0123456789abcdefghijklmnopqrstuvwxyz";
 
 /// `modoai hash-secret ARGS` with `input` on stdin: (success, stdout, stderr).
 fn hash_secret(args: &[&str], input: &str) -> (bool, String, String) {
-    let mut child = Command::new(program("modoai"))
+    let mut child = modoai()
         .arg("hash-secret")
         .args(args)
         .stdin(Stdio::piped())
@@ -107,7 +107,7 @@ fn sighup_reloads_the_access_rules() {
     std::os::unix::fs::symlink(real.join("modoai.toml"), conf.join("modoai.toml")).unwrap();
     let port = free_port();
     let server = Running(
-        Command::new(program("modoai"))
+        modoai()
             .args(["serve", "--no-watch", "--root"])
             .arg(&root)
             .args(["--listen", &format!("127.0.0.1:{port}"), "--config"])

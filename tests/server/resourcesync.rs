@@ -179,6 +179,14 @@ fn deploy(site: &TestSite, rel: &str, bytes: &[u8], mtime: Option<u64>) {
     std::fs::rename(tmp, site.path().join(rel)).unwrap();
 }
 
+/// Where the Capability List says the Change List's history starts.
+async fn history_start(server: &Server) -> String {
+    let caps = document(server, &url(server, "capabilitylist.xml")).await;
+    let md = element_attrs(&caps.body, "md");
+    let list = md.iter().find(|m| m["capability"] == "changelist").unwrap();
+    list["from"].clone()
+}
+
 /// Polls the Change List from `from` until it holds `n` entries.
 async fn wait_for_changes(server: &Server, from: &str, n: usize) -> Reply {
     let page = format!("{}?from={from}", url(server, "changelist.xml"));
@@ -219,7 +227,11 @@ async fn changes_are_listed_oldest_first_with_their_kind_and_time() {
 
     let md = root_md(&page);
     assert_eq!(md["capability"], "changelist");
-    assert_eq!(md["from"], before);
+    // Asked from before the log's start, the page covers what is kept: from where the
+    // Capability List says its history starts.
+    let start = history_start(&server).await;
+    assert_eq!(md["from"], start);
+    assert!(start >= before, "{start} {before}");
     assert!(!md.contains_key("until"), "the last page is open");
     let got = entries(&page);
     let kinds: Vec<(&str, &str)> = got
@@ -259,6 +271,47 @@ async fn changes_are_listed_oldest_first_with_their_kind_and_time() {
 }
 
 #[tokio::test]
+async fn changes_older_than_the_kept_period_go_and_the_lists_say_where_history_starts() {
+    let site = TestSite::empty();
+    site.write("a.txt", b"a", Some(1_600_000_000));
+    let server = Server::start(site.path(), |c| {
+        c.rescan_interval(Duration::from_millis(200))
+            .change_log_retention(Duration::from_secs(2))
+    })
+    .await;
+    let start = history_start(&server).await;
+    let index = document(&server, &url(&server, "changelist.xml")).await;
+    assert_eq!(root_md(&index)["from"], start, "{}", index.text());
+    deploy(&site, "b.txt", b"b", None);
+    let page = wait_for_changes(&server, &start, 1).await;
+    let when = entries(&page)[0].2["datetime"].clone();
+    // Two seconds on, the change is no longer kept, and the history starts after it.
+    for _ in 0..400 {
+        let later = history_start(&server).await;
+        if later > when {
+            let page = document(
+                &server,
+                &format!("{}?from={start}", url(&server, "changelist.xml")),
+            )
+            .await;
+            assert!(entries(&page).is_empty(), "{}", page.text());
+            assert_eq!(root_md(&page)["from"], later);
+            let index = document(&server, &url(&server, "changelist.xml")).await;
+            assert_eq!(root_md(&index)["from"], later);
+            // The records are not affected.
+            let r = server
+                .oai("verb=ListIdentifiers&metadataPrefix=oai_dc")
+                .await;
+            assert!(r.text().contains(&server.id("b.txt")), "{}", r.text());
+            server.stop().await;
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("the change was never forgotten");
+}
+
+#[tokio::test]
 async fn bad_and_out_of_range_requests_get_short_answers() {
     let site = TestSite::example();
     let server = Server::start(site.path(), |c| c).await;
@@ -290,7 +343,7 @@ async fn bad_and_out_of_range_requests_get_short_answers() {
     assert_eq!(r.headers["allow"], "GET, HEAD");
     // A day is a valid start, and an empty page from it is still a valid open Change List.
     let day = document(&server, &format!("{changes}?from=2024-01-01")).await;
-    assert_eq!(root_md(&day)["from"], "2024-01-01T00:00:00Z");
+    assert_eq!(root_md(&day)["from"], history_start(&server).await);
     server.stop().await;
 }
 

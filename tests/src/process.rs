@@ -89,6 +89,33 @@ impl Drop for Running {
     }
 }
 
+/// `modoai` as a command whose default state folder (`$XDG_STATE_HOME/modoai`, where `modoai
+/// serve` keeps the site index when nothing else names one) is this test process's own, beside
+/// the binaries (`target/<profile>/test-state/<pid>`), never the user's home. The folders of
+/// test processes that are gone are removed when the next one makes its own.
+pub fn modoai() -> Command {
+    let mut cmd = Command::new(program("modoai"));
+    cmd.env("XDG_STATE_HOME", test_state_home());
+    cmd
+}
+
+/// This test process's state folder (see [`modoai`]), made once.
+fn test_state_home() -> &'static Path {
+    static HOME: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let all = program("modoai").with_file_name("test-state");
+        for entry in std::fs::read_dir(&all).into_iter().flatten().flatten() {
+            let pid = entry.file_name().to_string_lossy().into_owned();
+            if !Path::new("/proc").join(&pid).exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+        let mine = all.join(std::process::id().to_string());
+        std::fs::create_dir_all(&mine).expect("make the tests' state folder");
+        mine
+    })
+}
+
 /// A TCP port on 127.0.0.1 that was free a moment ago.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -116,7 +143,7 @@ pub fn start_modoai(root: &Path, work: &Path, config: &str, args: &[&str]) -> (R
 pub fn spawn_modoai(root: &Path, work: &Path, config: &str, args: &[&str], port: u16) -> Running {
     let config_path = work.join("modoai.toml");
     std::fs::write(&config_path, config).expect("write the configuration");
-    let child = Command::new(program("modoai"))
+    let child = modoai()
         .arg("serve")
         .args(args)
         .arg("--root")

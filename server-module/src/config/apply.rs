@@ -63,6 +63,10 @@ impl Config {
         if let Some(d) = oai.deleted_records {
             self = self.deleted_records(d);
         }
+        if let Some(days) = oai.change_log_days {
+            let days = nonzero(days, "change-log-days")?.min(1_000_000);
+            self = self.change_log_retention(Duration::from_secs(days * 24 * 3600));
+        }
         Ok(self)
     }
 }

@@ -36,6 +36,7 @@ pub struct Config {
     pub(crate) rescan_interval: Duration,
     pub(crate) watch: bool,
     pub(crate) deleted_records: bool,
+    pub(crate) change_log_retention: Duration,
     pub(crate) plugins: Option<crate::Plugins>,
     pub(crate) policy: crate::Policy,
     pub(crate) max_connections: usize,
@@ -73,6 +74,7 @@ impl Config {
             rescan_interval: Duration::from_secs(300),
             watch: true,
             deleted_records: true,
+            change_log_retention: Duration::from_secs(365 * 24 * 3600),
             plugins: None,
             policy: crate::Policy::default(),
             max_connections: 1024,
@@ -214,6 +216,20 @@ impl Config {
     /// (`transient`). Defaults to true.
     pub fn deleted_records(mut self, on: bool) -> Self {
         self.deleted_records = on;
+        self
+    }
+
+    /// How long the change log keeps a change (what ResourceSync Change Lists and
+    /// [`OaiPmh::changes`](crate::OaiPmh::changes) list); older changes are removed in the
+    /// background, and the lists say from when their history is kept. The records and their
+    /// deletions are not affected. Defaults to 365 days.
+    ///
+    /// # Panics
+    ///
+    /// If `keep` is zero.
+    pub fn change_log_retention(mut self, keep: Duration) -> Self {
+        assert!(!keep.is_zero(), "change log retention must not be zero");
+        self.change_log_retention = keep;
         self
     }
 

@@ -73,6 +73,7 @@ pub struct OaiSection {
     pub rescan_secs: Option<u64>,
     pub watch: Option<bool>,
     pub deleted_records: Option<bool>,
+    pub change_log_days: Option<u64>,
 }
 
 impl FileConfig {

@@ -59,9 +59,17 @@ pub(super) fn load(index: &Index, found: impl Iterator<Item = Found>) -> Result<
         last = Some(f.path);
     }
     records.finish()?;
-    ingest(&index.ks.order, order)?;
-    ingest(&index.ks.sets, sets)?;
+    // The two orderings are merged and written at once, each on its own thread.
+    std::thread::scope(|s| {
+        let sets = s.spawn(|| ingest(&index.ks.sets, sets));
+        let order = ingest(&index.ks.order, order);
+        sets.join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))?;
+        order
+    })?;
     catalog.complete = true;
+    // The change log starts now: every later version gets a datestamp from now on.
+    catalog.log_from = Some(Datestamp::now().unix());
     index.ks.meta.insert(catalog::KEY, catalog.encode())?;
     index.sync();
     index.publish(catalog);

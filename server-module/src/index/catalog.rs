@@ -28,6 +28,10 @@ pub(crate) struct Catalog {
     pub(super) seq: u64,
     /// True once the first index of the site has been stored whole.
     pub(super) complete: bool,
+    /// Unix seconds from which the change log holds every change (`retain.rs`); absent in
+    /// stores written before it was recorded.
+    #[serde(default)]
+    pub(super) log_from: Option<i64>,
     #[serde(skip)]
     ids: HashMap<Arc<str>, u32>,
 }

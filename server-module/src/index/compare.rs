@@ -13,7 +13,7 @@ use super::codec::Record;
 use super::scan::{self, Candidate};
 use super::store::Index;
 use super::url_path;
-use super::walk::Walk;
+use super::walk::{FolderHook, Walk};
 use crate::own::OwnFiles;
 
 /// Work items per message.
@@ -36,6 +36,8 @@ pub(super) struct Compare<'a> {
     pub(super) own_inside: bool,
     /// Whether the index types files itself (the standalone server) rather than asking the site.
     pub(super) detect: bool,
+    /// Told of each folder before a walk reads it.
+    pub(super) hook: Option<FolderHook>,
 }
 
 /// Sends work in batches; false once the receiver is gone.
@@ -87,7 +89,17 @@ impl Compare<'_> {
             root: self.root,
             own: self.own,
             own_inside: self.own_inside,
+            hook: self.hook.clone(),
         };
+        if !stored && below.as_os_str().is_empty() {
+            // The first index: nothing stored to compare with, every file is new.
+            let threads = std::thread::available_parallelism().map_or(2, usize::from);
+            walk.run_parallel(threads, self.detect, &mut |c, mime| {
+                out.push(Work::Check(c, mime))
+            });
+            out.finish();
+            return;
+        }
         let is_dir = std::fs::symlink_metadata(self.root.join(below)).is_ok_and(|m| m.is_dir());
         if is_dir || below.as_os_str().is_empty() {
             walk.run(below, &mut |c| {

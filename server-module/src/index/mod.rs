@@ -9,8 +9,11 @@
 //! | `catalog.rs` | MIME types and counts, stored with the records |
 //! | `read.rs` | consistent, dated views: records, pages, counts, changes |
 //! | `write.rs` | atomic batches and the datestamp rule |
+//! | `retain.rs` | the change log's retention, and where its history starts |
 //! | `bulk.rs`, `sort.rs` | the first index of a site, loaded in bulk |
 //! | `walk.rs`, `compare.rs` | the walk in key order, and its merge with the stored records |
+//! | `walk_par.rs` | the same walk on parallel workers, for the first index |
+//! | `watcher.rs` | the file-system watcher, each folder added by the walk that reads it |
 //! | `scan.rs` | what may be a record at all; the survey of `modoai records` |
 //! | `watch.rs` | the maintenance task: first index or reconcile, events, rescans |
 
@@ -21,12 +24,15 @@ mod compare;
 mod entry;
 mod filter;
 mod read;
+mod retain;
 mod scan;
 mod sort;
 mod store;
 pub(crate) mod url_path;
 mod walk;
+mod walk_par;
 mod watch;
+mod watcher;
 mod write;
 
 pub use codec::ChangeKind;

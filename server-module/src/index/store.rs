@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::SystemTime;
 
+use fjall::config::FilterPolicy;
 use fjall::{Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 use modoai_protocol::Datestamp;
 use sha2::{Digest as _, Sha256};
@@ -252,11 +253,14 @@ fn open_store(folder: &Path) -> Result<(Database, Spaces, Catalog), IndexError> 
         .open()
         .map_err(store_err)?;
     let opts = || KeyspaceCreateOptions::default().max_memtable_size(MEMTABLE_BYTES);
+    // The orderings and the change log are only ever read in ranges: a point-lookup filter
+    // would cost time to build (a fifth of the first index's bulk load) and memory for nothing.
+    let ranged = || opts().filter_policy(FilterPolicy::disabled());
     let ks = Spaces {
         records: db.keyspace("records", opts).map_err(store_err)?,
-        order: db.keyspace("order", opts).map_err(store_err)?,
-        sets: db.keyspace("sets", opts).map_err(store_err)?,
-        changes: db.keyspace("changes", opts).map_err(store_err)?,
+        order: db.keyspace("order", ranged).map_err(store_err)?,
+        sets: db.keyspace("sets", ranged).map_err(store_err)?,
+        changes: db.keyspace("changes", ranged).map_err(store_err)?,
         meta: db.keyspace("meta", opts).map_err(store_err)?,
     };
     let catalog = match ks.meta.get(catalog::KEY).map_err(store_err)? {

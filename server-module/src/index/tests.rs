@@ -8,6 +8,7 @@ use modoai_protocol::{Datestamp, SetSpec};
 use super::bulk::{self, Found};
 use super::entry::Stamp;
 use super::write::Op;
+use super::{catalog, codec};
 use super::{ChangeKind, Filter, Index};
 
 fn stamp(n: u64) -> Stamp {
@@ -172,4 +173,50 @@ fn an_unfinished_first_index_is_started_again() {
     drop(index);
     let again = Index::open(Some(state.path()), root.path()).unwrap();
     assert!(again.ks.records.get("half").unwrap().is_none());
+}
+
+#[test]
+fn old_changes_are_forgotten_and_the_log_says_where_it_starts() {
+    let state = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let index = Index::open(Some(state.path()), root.path()).unwrap();
+    assert_eq!(index.changes_from(), None, "no log before the first index");
+    let before = Datestamp::now();
+    bulk::load(&index, [found("a.txt", 300, "text/plain")].into_iter()).unwrap();
+    let from = index.changes_from().unwrap();
+    assert!(from >= before && from <= Datestamp::now(), "{from:?}");
+    // A store from before the log's start was recorded, holding three changes.
+    let mut old = (*index.catalog()).clone();
+    old.log_from = None;
+    index.ks.meta.insert(catalog::KEY, old.encode()).unwrap();
+    index.publish(old);
+    for (secs, seq) in [(1000, 7), (2000, 8), (3000, 9)] {
+        let key = codec::change_key(Datestamp::from_unix(secs), seq);
+        let value = codec::change_value(ChangeKind::Updated, "a.txt");
+        index.ks.changes.insert(key.to_vec(), value).unwrap();
+    }
+    assert_eq!(index.changes_from(), Some(Datestamp::from_unix(1000)));
+
+    let cut = Datestamp::from_unix(2500);
+    assert_eq!(index.forget_changes_before(cut).unwrap(), 2);
+    assert_eq!(index.forget_changes_before(cut).unwrap(), 0, "nothing left");
+    assert_eq!(
+        index
+            .forget_changes_before(Datestamp::from_unix(2000))
+            .unwrap(),
+        0,
+        "an earlier cut changes nothing"
+    );
+    let kept = |i: &Index| -> Vec<i64> {
+        i.changes(None, None, None, 10)
+            .iter()
+            .map(|c| c.datestamp.unix())
+            .collect()
+    };
+    assert_eq!(kept(&index), [3000]);
+    assert_eq!(index.changes_from(), Some(cut));
+    drop(index);
+    let again = Index::open(Some(state.path()), root.path()).unwrap();
+    assert_eq!(again.changes_from(), Some(cut), "kept across a reopen");
+    assert_eq!(kept(&again), [3000]);
 }

@@ -7,7 +7,7 @@
 use std::fs::{self, FileType};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use modoai_protocol::Datestamp;
@@ -17,6 +17,10 @@ use super::scan::{self, Candidate};
 use super::url_path;
 use crate::own::OwnFiles;
 
+/// Called with the absolute path of every folder a walk is about to read (the watcher watches
+/// it).
+pub(super) type FolderHook = Arc<dyn Fn(&Path) + Send + Sync>;
+
 /// Where a walk starts and what it must leave out.
 pub(super) struct Walk<'a> {
     /// The root (canonical), walked from.
@@ -24,6 +28,8 @@ pub(super) struct Walk<'a> {
     pub(super) own: &'a OwnFiles,
     /// True when one of the own paths lies inside the root (then every path is checked).
     pub(super) own_inside: bool,
+    /// Told of each folder before it is read.
+    pub(super) hook: Option<FolderHook>,
 }
 
 /// One entry of a folder, with its sort key.
@@ -43,6 +49,9 @@ impl Walk<'_> {
 
     fn folder(&self, rel: &Path, prefix: &str, each: &mut dyn FnMut(Candidate) -> bool) -> bool {
         let dir = self.root.join(rel);
+        if let Some(hook) = &self.hook {
+            hook(&dir);
+        }
         let entries = match fs::read_dir(&dir) {
             Ok(e) => e,
             Err(err) => {
@@ -96,23 +105,52 @@ impl Walk<'_> {
     /// (The metadata of a plain file is read relative to its folder, without resolving the path
     /// again.)
     fn candidate(&self, rel: &Path, path: String, c: &Child) -> Option<Candidate> {
-        if c.ty.is_symlink() {
-            return scan::classify(self.root, self.root, self.own, rel).ok();
-        }
-        if !c.ty.is_file() || self.is_own(rel) {
+        if c.ty.is_file() && self.is_own(rel) {
             return None;
         }
-        let meta = c.entry.metadata().ok()?;
-        Some(Candidate {
-            rel: rel.to_path_buf(),
-            path: Arc::from(path),
-            stamp: Stamp {
-                size: meta.len(),
-                mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
-                inode: meta.ino(),
-            },
-            datestamp: Datestamp::from_unix(meta.mtime()),
-        })
+        let meta = || {
+            c.entry
+                .metadata()
+                .ok()
+                .filter(fs::Metadata::is_file)
+                .map(|m| stamp(&m))
+        };
+        file_candidate(self.root, self.own, rel.to_path_buf(), path, c.ty, meta)
+    }
+}
+
+/// The candidate at `rel` (URL path `path`, of type `ty`): a regular file with the stamp `meta`
+/// reads (none if it is no longer a regular file), or a symlink to one inside the root; none
+/// for anything else.
+pub(super) fn file_candidate(
+    root: &Path,
+    own: &OwnFiles,
+    rel: PathBuf,
+    path: String,
+    ty: FileType,
+    meta: impl FnOnce() -> Option<Stamp>,
+) -> Option<Candidate> {
+    if ty.is_symlink() {
+        return scan::classify(root, root, own, &rel).ok();
+    }
+    if !ty.is_file() {
+        return None;
+    }
+    let stamp = meta()?;
+    let secs = stamp.mtime_ns.div_euclid(1_000_000_000);
+    Some(Candidate {
+        rel,
+        path: Arc::from(path),
+        stamp,
+        datestamp: Datestamp::from_unix(i64::try_from(secs).unwrap_or(i64::MAX)),
+    })
+}
+
+fn stamp(meta: &fs::Metadata) -> Stamp {
+    Stamp {
+        size: meta.len(),
+        mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+        inode: meta.ino(),
     }
 }
 
@@ -124,6 +162,7 @@ fn all(root: &Path) -> Vec<String> {
         root,
         own: &own,
         own_inside: false,
+        hook: None,
     };
     let mut out = Vec::new();
     w.run(Path::new(""), &mut |c| {

@@ -8,17 +8,21 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use notify::event::{AccessKind, AccessMode};
-use notify::{EventKind, RecursiveMode, Watcher};
+use modoai_protocol::Datestamp;
 use tokio::sync::mpsc;
 
 use super::bulk::{self, Found};
 use super::compare::{Compare, Work};
 use super::scan;
 use super::store::Index;
+use super::walk::FolderHook;
+use super::watcher::Watches;
 use super::write::Op;
 use crate::fetch::Site;
 use crate::own::OwnFiles;
+
+/// How often the change log's retention is applied (more often when it keeps less).
+const RETENTION_EVERY: Duration = Duration::from_secs(3600);
 
 /// How many internal HEAD requests run at once while indexing (Layer mode).
 const PROBES_IN_FLIGHT: usize = 16;
@@ -40,6 +44,8 @@ pub(crate) struct Maintenance {
     pub(crate) rescan: Duration,
     pub(crate) watch: bool,
     pub(crate) tombstones: bool,
+    /// How long the change log keeps a change (`retain.rs`).
+    pub(crate) keep_changes: Duration,
     /// The server's own paths: never records.
     pub(crate) own: OwnFiles,
     pub(crate) types: Types,
@@ -52,6 +58,9 @@ struct Ctx {
     tombstones: bool,
     own: OwnFiles,
     own_inside: bool,
+    /// Watches each folder the walks read (none without a watcher).
+    hook: Option<FolderHook>,
+    keep_changes: Duration,
 }
 
 /// Builds or loads the index, then keeps it current until the index is dropped by every user.
@@ -73,6 +82,12 @@ pub(crate) async fn maintain(index: Arc<Index>, m: Maintenance) {
         );
     }
     let own_inside = own.inside(&root).next().is_some();
+    // The watcher watches each folder as the walks read it (a folder before its entries), so no
+    // change after a folder is read is missed: a first index becomes ready when its walk is
+    // done; a stored index answers at once and is reconciled by a walk that also sets up the
+    // watches.
+    let (tx, rx) = mpsc::unbounded_channel::<PathBuf>();
+    let watches = m.watch.then(|| Watches::start(tx)).flatten();
     let ctx = Arc::new(Ctx {
         own_inside,
         index: index.clone(),
@@ -80,21 +95,11 @@ pub(crate) async fn maintain(index: Arc<Index>, m: Maintenance) {
         root,
         tombstones: m.tombstones,
         own,
+        hook: watches.as_ref().map(Watches::hook),
+        keep_changes: m.keep_changes,
     });
-    // The watcher is set up (a walk of every folder) while the index is loaded or built: a
-    // first index becomes ready once both are done, so no change after the first answer is
-    // missed; a stored index answers at once, and is reconciled once the watcher is set up.
     let started = Instant::now();
-    let (tx, rx) = mpsc::unbounded_channel::<PathBuf>();
-    let root = ctx.root.clone();
-    let watching = m
-        .watch
-        .then(|| tokio::task::spawn_blocking(move || start_watcher(&root, tx)));
     let stored = ctx.start().await;
-    let _watcher = match watching {
-        Some(setup) => setup.await.ok().flatten(),
-        None => None,
-    };
     let elapsed_ms = started.elapsed().as_millis() as u64;
     if stored {
         ctx.full_scan().await;
@@ -116,6 +121,8 @@ impl Ctx {
     async fn follow(self: &Arc<Self>, mut rx: mpsc::UnboundedReceiver<PathBuf>, rescan: Duration) {
         let mut ticker = tokio::time::interval(rescan);
         ticker.reset();
+        // The change log's retention is applied now, then every hour.
+        let mut retention = tokio::time::interval(RETENTION_EVERY.min(self.keep_changes));
         loop {
             tokio::select! {
                 Some(first) = rx.recv() => {
@@ -131,6 +138,7 @@ impl Ctx {
                     }
                 }
                 _ = ticker.tick() => self.full_scan().await,
+                _ = retention.tick() => self.forget_old_changes().await,
             }
             // This task's handle is the last one: the layer and its services are gone.
             if Arc::strong_count(&self.index) == 1 {
@@ -149,6 +157,7 @@ impl Ctx {
             own: &self.own,
             own_inside: self.own_inside,
             detect: matches!(self.types, Types::Detect),
+            hook: self.hook.clone(),
         }
     }
 
@@ -331,6 +340,23 @@ impl Ctx {
         }
     }
 
+    /// Removes the changes older than the change log keeps.
+    async fn forget_old_changes(&self) {
+        let secs = i64::try_from(self.keep_changes.as_secs()).unwrap_or(i64::MAX / 2);
+        let before = Datestamp::now().plus(-secs);
+        let index = self.index.clone();
+        match tokio::task::spawn_blocking(move || index.forget_changes_before(before)).await {
+            Ok(Ok(n)) if n > 0 => {
+                tracing::info!(changes = n, before = %before, "old changes removed from the change log")
+            }
+            Ok(Ok(_)) => {}
+            Ok(Err(err)) => {
+                tracing::error!(error = %err, "cannot remove old changes from the change log; will try again")
+            }
+            Err(err) => tracing::error!(error = %err, "the change log's retention stopped"),
+        }
+    }
+
     /// Removes the stored deletions (deletion records were turned off since they were stored).
     async fn forget_deletions(&self) {
         let index = self.index.clone();
@@ -343,74 +369,6 @@ impl Ctx {
                 .map(|p| Op::Forget { path: p.clone() })
                 .collect();
             self.store(ops).await;
-        }
-    }
-}
-
-fn start_watcher(
-    root: &Path,
-    tx: mpsc::UnboundedSender<PathBuf>,
-) -> Option<notify::RecommendedWatcher> {
-    let handler = move |res: notify::Result<notify::Event>| match res {
-        Ok(event) if is_change(&event.kind) => {
-            event.paths.into_iter().for_each(|p| drop(tx.send(p)))
-        }
-        Ok(_) => {}
-        Err(err) => {
-            tracing::warn!(error = %err, "file watcher error; the periodic rescan will catch up")
-        }
-    };
-    let mut watcher = notify::recommended_watcher(handler)
-        .inspect_err(
-            |err| tracing::warn!(error = %err, "no file watcher; relying on periodic rescans"),
-        )
-        .ok()?;
-    match watcher.watch(root, RecursiveMode::Recursive) {
-        Ok(()) => Some(watcher),
-        Err(err) => {
-            tracing::warn!(error = %err, "cannot watch the document root; relying on periodic rescans");
-            None
-        }
-    }
-}
-
-/// Whether an event can change what the index holds. inotify also reports opens and reads:
-/// a visitor's GET, a tool reading a file, and the walk of a folder by a rescan itself, which
-/// would otherwise set off the next rescan, forever. A close after writing is a change.
-fn is_change(kind: &EventKind) -> bool {
-    match kind {
-        EventKind::Access(access) => matches!(access, AccessKind::Close(AccessMode::Write)),
-        _ => true,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use notify::event::{CreateKind, ModifyKind, RemoveKind, RenameMode};
-
-    use super::*;
-
-    #[test]
-    fn opens_and_reads_are_not_changes() {
-        for kind in [
-            EventKind::Access(AccessKind::Open(AccessMode::Any)),
-            EventKind::Access(AccessKind::Open(AccessMode::Read)),
-            EventKind::Access(AccessKind::Close(AccessMode::Read)),
-            EventKind::Access(AccessKind::Read),
-            EventKind::Access(AccessKind::Any),
-        ] {
-            assert!(!is_change(&kind), "{kind:?}");
-        }
-        for kind in [
-            EventKind::Access(AccessKind::Close(AccessMode::Write)),
-            EventKind::Create(CreateKind::File),
-            EventKind::Modify(ModifyKind::Name(RenameMode::To)),
-            EventKind::Modify(ModifyKind::Any),
-            EventKind::Remove(RemoveKind::Folder),
-            EventKind::Any,
-            EventKind::Other,
-        ] {
-            assert!(is_change(&kind), "{kind:?}");
         }
     }
 }

@@ -1,7 +1,9 @@
 //! The Change List: the index's change log (created, updated, deleted, each at its datestamp:
 //! the time a harvester learns of it, as in OAI-PMH) as an index of pages of at most
 //! [`MAX_ENTRIES`] changes. A page starts at a change and is closed (`until`) once the log holds
-//! more than it takes; the last page is open.
+//! more than it takes; the last page is open. The log keeps changes for a configured period
+//! (`change-log-days`): the index's and the first page's `from` is where the kept history
+//! starts, and no page claims to cover anything before it.
 
 use std::sync::Arc;
 
@@ -19,12 +21,14 @@ use crate::oai::{OaiBody, Repository};
 type Place = (Datestamp, u64);
 
 /// The Change List Index: a page for each [`MAX_ENTRIES`] changes of the log, all closed but the
-/// last; an empty log has one open page from now.
+/// last, the first from where the kept history starts; an empty log has one open page from there.
 pub(super) async fn index(repo: &Arc<Repository>, urls: &Urls) -> Response<OaiBody> {
     let r = repo.clone();
-    let mut marks = blocking(move || r.index.change_marks(MAX_ENTRIES).0).await;
-    if marks.is_empty() {
-        marks.push((Datestamp::now(), 0));
+    let (mut marks, start) =
+        blocking(move || (r.index.change_marks(MAX_ENTRIES).0, history_start(&r))).await;
+    match marks.first_mut() {
+        Some(first) => *first = (start.min(first.0), 0),
+        None => marks.push((start, 0)),
     }
     let from = marks[0].0.to_string();
     let mut x = sitemap::open(
@@ -40,6 +44,11 @@ pub(super) async fn index(repo: &Arc<Repository>, urls: &Urls) -> Response<OaiBo
         sitemap::sitemap(&mut x, &page_url(&urls.changes, *place), &md);
     }
     sitemap::complete(x, Root::Index)
+}
+
+/// Where the change log's kept history starts (now for an index still being built).
+pub(super) fn history_start(repo: &Repository) -> Datestamp {
+    repo.index.changes_from().unwrap_or_else(Datestamp::now)
 }
 
 /// The URL of the page that starts at `place`.
@@ -67,14 +76,16 @@ pub(super) async fn page(
         );
     }
     let r = repo.clone();
-    let mut changes = blocking(move || {
+    let (mut changes, start) = blocking(move || {
         let after = (place.1 > 0).then(|| (place.0, place.1 - 1));
-        r.index.changes(Some(place.0), None, after, MAX_ENTRIES + 1)
+        let changes = r.index.changes(Some(place.0), None, after, MAX_ENTRIES + 1);
+        (changes, history_start(&r))
     })
     .await;
     let until = (changes.len() > MAX_ENTRIES).then(|| changes[MAX_ENTRIES].datestamp.to_string());
     changes.truncate(MAX_ENTRIES);
-    let from = place.0.to_string();
+    // A page asked for from before the kept history covers only what is kept.
+    let from = place.0.max(start).to_string();
     let mut md = vec![("capability", "changelist"), ("from", from.as_str())];
     md.extend(until.as_deref().map(|u| ("until", u)));
     let head = sitemap::open(

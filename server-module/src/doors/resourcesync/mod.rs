@@ -106,7 +106,7 @@ pub(crate) async fn answer(
     let urls = Urls::of(repo);
     match (doc, args.is_empty()) {
         (Document::Description, true) => description(repo, &urls),
-        (Document::Capabilities, true) => capabilities(&urls),
+        (Document::Capabilities, true) => capabilities(repo, &urls),
         (Document::Resources, true) => resources::index(repo, &urls).await,
         (Document::Resources, false) => resources::part(repo, &urls, &args).await,
         (Document::Changes, true) => changes::index(repo, &urls).await,
@@ -135,8 +135,10 @@ fn description(repo: &Repository, urls: &Urls) -> Response<OaiBody> {
     sitemap::complete(x, Root::List)
 }
 
-/// The Capability List: a Resource List and a Change List.
-fn capabilities(urls: &Urls) -> Response<OaiBody> {
+/// The Capability List: a Resource List and a Change List, with where the Change List's kept
+/// history starts (`from`).
+fn capabilities(repo: &Repository, urls: &Urls) -> Response<OaiBody> {
+    let from = changes::history_start(repo).to_string();
     let mut x = sitemap::open(
         Root::List,
         &[("up", &urls.description)],
@@ -148,7 +150,8 @@ fn capabilities(urls: &Urls) -> Response<OaiBody> {
         None,
         &[("capability", "resourcelist")],
     );
-    sitemap::url(&mut x, &urls.changes, None, &[("capability", "changelist")]);
+    let md = [("capability", "changelist"), ("from", from.as_str())];
+    sitemap::url(&mut x, &urls.changes, None, &md);
     sitemap::complete(x, Root::List)
 }
 
