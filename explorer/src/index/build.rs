@@ -1,5 +1,7 @@
 //! Building an archive's index incrementally: the ledger from the last checkpoint on, captures
-//! loaded by worker threads, added in ledger order, committed with their checkpoint.
+//! loaded by worker threads, added in ledger order, committed with their checkpoint. The
+//! ledger's deletions, followed with the harvester's [`Timeline`], go to the deletions file in
+//! the same order, and each commit covers them too.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -8,10 +10,11 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use modoai::ToolRunner;
-use modoai_harvester::archive::Reader;
+use modoai_harvester::archive::{Reader, Timeline};
 use tantivy::{IndexWriter, TantivyError};
 
 use super::document::document;
+use super::gone::{Gone, GoneWriter};
 use super::schema::SCHEMA_VERSION;
 use super::store::{ArchiveIndex, Checkpoint};
 use crate::capture::{Capture, Loader, Planned, Planner};
@@ -60,6 +63,8 @@ pub struct BuildReport {
     pub rebuilt: bool,
     /// Captures whose text could not be extracted (indexed without it).
     pub problems: u64,
+    /// Deleted files added by this run.
+    pub deletions: u64,
 }
 
 /// Told how a build goes: ledger bytes done of the total, captures added.
@@ -83,11 +88,13 @@ impl Progress for () {
 struct Job {
     seq: u64,
     planned: Vec<Planned>,
+    /// The files the entry records as deleted.
+    gone: Vec<Gone>,
     /// Ledger position after the entry.
     end: u64,
 }
 
-type Done = (u64, std::io::Result<Vec<Capture>>, u64);
+type Done = (u64, std::io::Result<Vec<Capture>>, Vec<Gone>, u64);
 
 /// Indexes what the archive at `archive` (named `name`) holds beyond the index's checkpoint.
 pub fn build(
@@ -104,9 +111,12 @@ pub fn build(
         rebuilt,
         ..BuildReport::default()
     };
-    if start.ledger >= reader.ledger_len() {
+    // An index from before deletions were kept has them added even when nothing else is new.
+    if start.ledger >= reader.ledger_len() && start.deletions.is_some() {
         return Ok(report);
     }
+    let mut gone = GoneWriter::open(index.path(), start.deletions.unwrap_or(0))
+        .map_err(ExplorerError::io(index.path()))?;
     let mut writer: IndexWriter = index
         .index()
         .writer_with_num_threads(2, options.memory.max(30 << 20))
@@ -122,6 +132,7 @@ pub fn build(
         name,
         &index,
         &mut writer,
+        &mut gone,
         start,
         options,
         progress,
@@ -140,6 +151,7 @@ fn run(
     name: &str,
     index: &ArchiveIndex,
     writer: &mut IndexWriter,
+    gone: &mut GoneWriter,
     start: Checkpoint,
     options: &BuildOptions,
     progress: &dyn Progress,
@@ -153,7 +165,7 @@ fn run(
     let fail = |e| ExplorerError::index(index.path())(e);
     std::thread::scope(|scope| {
         let cancel = &options.cancel;
-        let producer = scope.spawn(move || produce(reader, name, start.ledger, job_tx, cancel));
+        let producer = scope.spawn(move || produce(reader, name, start, job_tx, cancel));
         for _ in 0..threads {
             let (rx, tx) = (Arc::clone(&job_rx), done_tx.clone());
             let loader = Loader::new(reader, options.tools.clone(), options.runtime.clone());
@@ -161,12 +173,13 @@ fn run(
         }
         drop(done_tx);
         let mut at = start;
-        let mut pending: BTreeMap<u64, (std::io::Result<Vec<Capture>>, u64)> = BTreeMap::new();
+        let mut pending: BTreeMap<u64, (std::io::Result<Vec<Capture>>, Vec<Gone>, u64)> =
+            BTreeMap::new();
         let (mut next, mut since_commit) = (0u64, 0usize);
         let mut outcome = Ok(());
-        for (seq, captures, end) in done_rx.iter() {
-            pending.insert(seq, (captures, end));
-            while let Some((captures, end)) = pending.remove(&next) {
+        for (seq, captures, deleted, end) in done_rx.iter() {
+            pending.insert(seq, (captures, deleted, end));
+            while let Some((captures, deleted, end)) = pending.remove(&next) {
                 next += 1;
                 let captures = match captures {
                     Ok(c) => c,
@@ -180,13 +193,17 @@ fn run(
                     report.problems += u64::from(c.problem.is_some());
                     writer.add_document(document(&fields, c)).map_err(fail)?;
                 }
+                for g in &deleted {
+                    gone.append(g).map_err(ExplorerError::io(gone.path()))?;
+                }
+                report.deletions += deleted.len() as u64;
                 let n = captures.len() as u64;
                 (at.ledger, at.captures) = (end, at.captures + n);
                 report.added += n;
                 since_commit += captures.len();
                 progress.advance(end - start.ledger, report.added);
                 if since_commit >= options.commit_every {
-                    commit(writer, &at).map_err(fail)?;
+                    commit(writer, gone, &mut at)?;
                     since_commit = 0;
                 }
             }
@@ -196,7 +213,7 @@ fn run(
         }
         drop(done_rx);
         let cancelled = producer.join().unwrap_or(true);
-        commit(writer, &at).map_err(fail)?;
+        commit(writer, gone, &mut at)?;
         report.total = at.captures;
         match outcome {
             Ok(()) if cancelled => Err(ExplorerError::Interrupted),
@@ -205,28 +222,60 @@ fn run(
     })
 }
 
-/// Reads the ledger from `from` and sends each complete entry's captures; true if cancelled.
+/// Reads the ledger from the checkpoint `start` and sends each complete entry's captures and
+/// deletions; true if cancelled.
+///
+/// A deletion names the file of the item's last capture, which may be before the checkpoint:
+/// the ledger before it is read again (only the ledger, no WARC record) to know them. An index
+/// from before deletions were kept gets the deletions of that part too, as a first job.
 fn produce(
     reader: &Reader,
     name: &str,
-    from: u64,
+    start: Checkpoint,
     jobs: SyncSender<Job>,
     cancel: &AtomicBool,
 ) -> bool {
-    let Ok(entries) = reader.entries_after(from) else {
+    let from = start.ledger;
+    let Ok(entries) = reader.entries_after(0) else {
         return false;
     };
     let mut entries = entries.stop_at_incomplete();
-    let mut planner = Planner::new(reader, name);
+    let mut timeline = Timeline::new();
+    let mut earlier = Vec::new();
+    while entries.position() < from {
+        let Some(Ok(entry)) = entries.next() else {
+            return false;
+        };
+        let deletion = timeline.see(entries.position(), &entry);
+        if start.deletions.is_none() {
+            earlier.extend(deletion.iter().flat_map(Gone::of));
+        }
+    }
     let mut seq = 0;
+    if !earlier.is_empty() {
+        let job = Job {
+            seq,
+            planned: Vec::new(),
+            gone: earlier,
+            end: from,
+        };
+        if jobs.send(job).is_err() {
+            return cancel.load(Ordering::Relaxed);
+        }
+        seq += 1;
+    }
+    let mut planner = Planner::new(reader, name);
     while let Some(Ok(entry)) = entries.next() {
         if cancel.load(Ordering::Relaxed) {
             return true;
         }
+        let end = entries.position();
+        let deletion = timeline.see(end, &entry);
         let job = Job {
             seq,
             planned: planner.plan(&entry),
-            end: entries.position(),
+            gone: deletion.iter().flat_map(Gone::of).collect(),
+            end,
         };
         if jobs.send(job).is_err() {
             return cancel.load(Ordering::Relaxed);
@@ -246,20 +295,26 @@ fn work(loader: &Loader<'_>, jobs: &Mutex<Receiver<Job>>, done: &SyncSender<Done
             .into_iter()
             .map(|p| loader.load(p))
             .collect::<std::io::Result<Vec<_>>>();
-        if done.send((job.seq, captures, job.end)).is_err() {
+        if done.send((job.seq, captures, job.gone, job.end)).is_err() {
             return;
         }
     }
 }
 
-/// Commits the documents added, with `at` as the commit's payload.
-fn commit(writer: &mut IndexWriter, at: &Checkpoint) -> tantivy::Result<()> {
-    let at = Checkpoint {
-        schema: SCHEMA_VERSION,
-        ..*at
-    };
-    let mut prepared = writer.prepare_commit()?;
-    prepared.set_payload(&serde_json::to_string(&at).expect("a checkpoint serializes"));
-    prepared.commit()?;
+/// Commits the documents added and the deletions appended (synced first), with `at` as the
+/// commit's payload.
+fn commit(
+    writer: &mut IndexWriter,
+    gone: &mut GoneWriter,
+    at: &mut Checkpoint,
+) -> Result<(), ExplorerError> {
+    at.deletions = Some(gone.sync().map_err(ExplorerError::io(gone.path()))?);
+    at.schema = SCHEMA_VERSION;
+    let payload = serde_json::to_string(&at).expect("a checkpoint serializes");
+    let dir = gone.path().parent().unwrap_or(gone.path()).to_owned();
+    let fail = |e| ExplorerError::index(&dir)(e);
+    let mut prepared = writer.prepare_commit().map_err(fail)?;
+    prepared.set_payload(&payload);
+    prepared.commit().map_err(fail)?;
     Ok(())
 }
