@@ -35,7 +35,13 @@ fn a_deleted_url_is_gone_until_its_file_comes_back() {
     // Harvested again (a full re-harvest lists it again): the same deletion.
     delete(dir.path(), HOT_URL, datetime!(2015-02-01 0:00 UTC)).unwrap();
     assert_eq!(index(dir.path()).deletions, 0);
-    restore(dir.path(), HOT_URL, datetime!(2015-03-01 0:00 UTC), "<p>back</p>").unwrap();
+    restore(
+        dir.path(),
+        HOT_URL,
+        datetime!(2015-03-01 0:00 UTC),
+        "<p>back</p>",
+    )
+    .unwrap();
     assert_eq!(index(dir.path()).added, 1);
     assert_eq!(hot(dir.path()), (6, vec![feb], None), "back: not gone");
 }
@@ -61,7 +67,10 @@ fn a_killed_run_leaves_no_deletion_twice_and_an_older_index_gets_them() {
     std::fs::remove_file(&file).unwrap();
     assert_eq!(hot(dir.path()).1.len(), 0);
     let report = index(dir.path());
-    assert_eq!((report.added, report.deletions, report.rebuilt), (0, 1, false));
+    assert_eq!(
+        (report.added, report.deletions, report.rebuilt),
+        (0, 1, false)
+    );
     assert_eq!(hot(dir.path()).2.as_deref(), Some("2015-02-01T00:00:00Z"));
 }
 
@@ -71,7 +80,11 @@ fn forget_deletions(archive: &Path) {
     let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(&meta).unwrap()).unwrap();
     let mut payload: serde_json::Value =
         serde_json::from_str(m["payload"].as_str().unwrap()).unwrap();
-    payload.as_object_mut().unwrap().remove("deletions").unwrap();
+    payload
+        .as_object_mut()
+        .unwrap()
+        .remove("deletions")
+        .unwrap();
     m["payload"] = payload.to_string().into();
     std::fs::write(&meta, m.to_string()).unwrap();
 }

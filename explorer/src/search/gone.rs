@@ -48,7 +48,10 @@ pub fn after(g: &Gone, c: &Item) -> bool {
 /// `captures` (both in the order they happened).
 pub fn gone_since<'a>(captures: &[Item], deletions: &'a [Gone]) -> Option<&'a Gone> {
     let last = deletions.last()?;
-    captures.last().is_none_or(|c| after(last, c)).then_some(last)
+    captures
+        .last()
+        .is_none_or(|c| after(last, c))
+        .then_some(last)
 }
 
 #[cfg(test)]

@@ -31,7 +31,12 @@ pub(super) fn when14(t: &str) -> String {
     match t.len() == 14 && t.bytes().all(|b| b.is_ascii_digit()) {
         true => format!(
             "{}-{}-{} {}:{}:{} UTC",
-            &t[..4], &t[4..6], &t[6..8], &t[8..10], &t[10..12], &t[12..]
+            &t[..4],
+            &t[4..6],
+            &t[6..8],
+            &t[8..10],
+            &t[10..12],
+            &t[12..]
         ),
         false => t.to_owned(),
     }
