@@ -4,6 +4,7 @@
 //! the same order, and each commit covers them too.
 
 use std::collections::BTreeMap;
+use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -177,6 +178,9 @@ fn run(
             BTreeMap::new();
         let (mut next, mut since_commit) = (0u64, 0usize);
         let mut outcome = Ok(());
+        // Whether the deletions file holds those of the ledger up to `at` (not yet for an
+        // index from before they were kept, until its first job is in).
+        let mut kept = start.deletions.is_some() || start.ledger == 0;
         for (seq, captures, deleted, end) in done_rx.iter() {
             pending.insert(seq, (captures, deleted, end));
             while let Some((captures, deleted, end)) = pending.remove(&next) {
@@ -197,13 +201,14 @@ fn run(
                     gone.append(g).map_err(ExplorerError::io(gone.path()))?;
                 }
                 report.deletions += deleted.len() as u64;
+                kept = true;
                 let n = captures.len() as u64;
                 (at.ledger, at.captures) = (end, at.captures + n);
                 report.added += n;
                 since_commit += captures.len();
                 progress.advance(end - start.ledger, report.added);
                 if since_commit >= options.commit_every {
-                    commit(writer, gone, &mut at)?;
+                    commit(writer, gone, &mut at, kept)?;
                     since_commit = 0;
                 }
             }
@@ -212,8 +217,14 @@ fn run(
             }
         }
         drop(done_rx);
-        let cancelled = producer.join().unwrap_or(true);
-        commit(writer, gone, &mut at)?;
+        let cancelled = match producer.join().unwrap_or(Ok(true)) {
+            Ok(cancelled) => cancelled,
+            Err(e) => {
+                outcome = outcome.and(Err(ExplorerError::io(reader.dir())(e)));
+                false
+            }
+        };
+        commit(writer, gone, &mut at, kept)?;
         report.total = at.captures;
         match outcome {
             Ok(()) if cancelled => Err(ExplorerError::Interrupted),
@@ -223,7 +234,8 @@ fn run(
 }
 
 /// Reads the ledger from the checkpoint `start` and sends each complete entry's captures and
-/// deletions; true if cancelled.
+/// deletions; true if cancelled. The first job is the one of the ledger before the checkpoint
+/// when the index does not have its deletions yet.
 ///
 /// A deletion names the file of the item's last capture, which may be before the checkpoint:
 /// the ledger before it is read again (only the ledger, no WARC record) to know them. An index
@@ -234,40 +246,27 @@ fn produce(
     start: Checkpoint,
     jobs: SyncSender<Job>,
     cancel: &AtomicBool,
-) -> bool {
-    let from = start.ledger;
-    let Ok(entries) = reader.entries_after(0) else {
-        return false;
-    };
-    let mut entries = entries.stop_at_incomplete();
+) -> io::Result<bool> {
     let mut timeline = Timeline::new();
-    let mut earlier = Vec::new();
-    while entries.position() < from {
-        let Some(Ok(entry)) = entries.next() else {
-            return false;
-        };
-        let deletion = timeline.see(entries.position(), &entry);
-        if start.deletions.is_none() {
-            earlier.extend(deletion.iter().flat_map(Gone::of));
-        }
-    }
+    let earlier = warm_up(reader, start, &mut timeline)?;
+    let mut entries = reader.entries_after(start.ledger)?.stop_at_incomplete();
     let mut seq = 0;
-    if !earlier.is_empty() {
+    if start.deletions.is_none() && start.ledger > 0 {
         let job = Job {
             seq,
             planned: Vec::new(),
             gone: earlier,
-            end: from,
+            end: start.ledger,
         };
         if jobs.send(job).is_err() {
-            return cancel.load(Ordering::Relaxed);
+            return Ok(cancel.load(Ordering::Relaxed));
         }
         seq += 1;
     }
     let mut planner = Planner::new(reader, name);
     while let Some(Ok(entry)) = entries.next() {
         if cancel.load(Ordering::Relaxed) {
-            return true;
+            return Ok(true);
         }
         let end = entries.position();
         let deletion = timeline.see(end, &entry);
@@ -278,11 +277,29 @@ fn produce(
             end,
         };
         if jobs.send(job).is_err() {
-            return cancel.load(Ordering::Relaxed);
+            return Ok(cancel.load(Ordering::Relaxed));
         }
         seq += 1;
     }
-    cancel.load(Ordering::Relaxed)
+    Ok(cancel.load(Ordering::Relaxed))
+}
+
+/// Follows the ledger before the checkpoint `start` with `timeline`; the deletions there when
+/// the index does not have them yet.
+fn warm_up(reader: &Reader, start: Checkpoint, timeline: &mut Timeline) -> io::Result<Vec<Gone>> {
+    let mut earlier = Vec::new();
+    if start.ledger == 0 {
+        return Ok(earlier);
+    }
+    let mut entries = reader.entries_after(0)?;
+    while entries.position() < start.ledger {
+        let Some(entry) = entries.next() else { break };
+        let deletion = timeline.see(entries.position(), &entry?);
+        if start.deletions.is_none() {
+            earlier.extend(deletion.iter().flat_map(Gone::of));
+        }
+    }
+    Ok(earlier)
 }
 
 /// Loads the captures of jobs until there are none.
@@ -301,14 +318,16 @@ fn work(loader: &Loader<'_>, jobs: &Mutex<Receiver<Job>>, done: &SyncSender<Done
     }
 }
 
-/// Commits the documents added and the deletions appended (synced first), with `at` as the
-/// commit's payload.
+/// Commits the documents added and the deletions appended (synced first, and covered when
+/// `kept`), with `at` as the commit's payload.
 fn commit(
     writer: &mut IndexWriter,
     gone: &mut GoneWriter,
     at: &mut Checkpoint,
+    kept: bool,
 ) -> Result<(), ExplorerError> {
-    at.deletions = Some(gone.sync().map_err(ExplorerError::io(gone.path()))?);
+    let synced = gone.sync().map_err(ExplorerError::io(gone.path()))?;
+    at.deletions = kept.then_some(synced);
     at.schema = SCHEMA_VERSION;
     let payload = serde_json::to_string(&at).expect("a checkpoint serializes");
     let dir = gone.path().parent().unwrap_or(gone.path()).to_owned();
