@@ -51,20 +51,6 @@ async fn harvest_and_index(oai: &str, archive: &Path) {
     );
 }
 
-/// Waits until the server answers GetRecord for `id` with (or without) `status="deleted"`.
-async fn until_deleted(server: &Server, id: &str, deleted: bool) {
-    let get = format!("verb=GetRecord&metadataPrefix=oai_dc&identifier={id}");
-    for _ in 0..400 {
-        let reply = server.oai(&get).await;
-        if reply.text().contains("status=\"deleted\"") == deleted && reply.error_codes().is_empty()
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("{id} never became deleted={deleted}");
-}
-
 /// The `class` of each row of the timeline's list ("" for a capture).
 async fn rows(b: &Browser) -> Vec<String> {
     let v = b
@@ -85,7 +71,7 @@ async fn a_deleted_file_is_gone_since_its_deletion_until_it_comes_back() {
     let url = server.id("a.txt");
     harvest_and_index(&server.oai, &archive).await;
     std::fs::remove_file(site.path().join("a.txt")).unwrap();
-    until_deleted(&server, &url, true).await;
+    server.until_deleted(&url, true).await;
     harvest_and_index(&server.oai, &archive).await;
     let deleted_at = deletion_datestamp(&archive, &url);
 
@@ -123,7 +109,7 @@ async fn a_deleted_file_is_gone_since_its_deletion_until_it_comes_back() {
     // Back a second later, with other bytes: a new capture, dated after the deletion.
     tokio::time::sleep(Duration::from_millis(1100)).await;
     site.write("a.txt", b"second a", None);
-    until_deleted(&server, &url, false).await;
+    server.until_deleted(&url, false).await;
     harvest_and_index(&server.oai, &archive).await;
     server.stop().await;
     let e = Explorer::start(&[&archive], &work_dir("ui-gone-two"), open);
