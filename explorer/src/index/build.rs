@@ -95,7 +95,9 @@ struct Job {
     end: u64,
 }
 
-type Done = (u64, std::io::Result<Vec<Capture>>, Vec<Gone>, u64);
+type Done = (u64, io::Result<Vec<Capture>>, Vec<Gone>, u64);
+/// A job done, waiting for its turn: its captures, its deletions, the ledger position after it.
+type Loaded = (io::Result<Vec<Capture>>, Vec<Gone>, u64);
 
 /// Indexes what the archive at `archive` (named `name`) holds beyond the index's checkpoint.
 pub fn build(
@@ -174,8 +176,7 @@ fn run(
         }
         drop(done_tx);
         let mut at = start;
-        let mut pending: BTreeMap<u64, (std::io::Result<Vec<Capture>>, Vec<Gone>, u64)> =
-            BTreeMap::new();
+        let mut pending: BTreeMap<u64, Loaded> = BTreeMap::new();
         let (mut next, mut since_commit) = (0u64, 0usize);
         let mut outcome = Ok(());
         // Whether the deletions file holds those of the ledger up to `at` (not yet for an
@@ -311,7 +312,7 @@ fn work(loader: &Loader<'_>, jobs: &Mutex<Receiver<Job>>, done: &SyncSender<Done
             .planned
             .into_iter()
             .map(|p| loader.load(p))
-            .collect::<std::io::Result<Vec<_>>>();
+            .collect::<io::Result<Vec<_>>>();
         if done.send((job.seq, captures, job.gone, job.end)).is_err() {
             return;
         }

@@ -84,14 +84,14 @@ async fn a_deleted_file_is_gone_since_its_deletion_until_it_comes_back() {
     assert!(b.text("p.gone").await.starts_with("Gone since"));
     assert_eq!(
         b.attrs("p.gone time", "datetime").await,
-        [deleted_at.clone()]
+        std::slice::from_ref(&deleted_at)
     );
     assert_eq!(rows(&b).await, ["", "deletion"]);
     b.screenshot("explorer-gone").await;
     b.click("table.captures tbody a").await;
     assert_eq!(
         b.attrs("article.capture p.gone time", "datetime").await,
-        [deleted_at.clone()]
+        std::slice::from_ref(&deleted_at)
     );
     let api = e
         .get(&format!("/api/v1/captures?url={}", enc(&url)), None)
