@@ -1,7 +1,8 @@
 //! Synthetic archives for the benchmark (`scripts/bench`, section `explorer`) and the library's
 //! tests: made-up captures written through the harvester's library exactly as a harvest writes
 //! them (a `resource` record per file, a CRATE record for images, a ledger line, the CDXJ
-//! index), with realistic text lengths and mixed MIME types.
+//! index), with realistic text lengths and mixed MIME types; and deletions of files, and files
+//! back after them, as a harvest writes them.
 
 use std::io::Write;
 use std::path::Path;
@@ -46,12 +47,7 @@ fn kind(i: u64) -> (&'static str, &'static str) {
 
 /// Writes the captures of `spec` into the archive at `dir` (created when missing).
 pub fn write(dir: &Path, spec: &Spec) -> Result<(), ArchiveError> {
-    let options = ArchiveOptions {
-        archive_id: Some("synthetic.example".into()),
-        host: Some("bench".into()),
-        ..ArchiveOptions::default()
-    };
-    let mut archive = Archive::open(dir, options)?;
+    let mut archive = Archive::open(dir, options())?;
     let words = Words::new(spec.seed);
     let mut rng = StdRng::seed_from_u64(spec.seed ^ spec.first);
     let start = OffsetDateTime::from_unix_timestamp(1_420_070_400).expect("2015-01-01");
@@ -77,6 +73,49 @@ pub fn write(dir: &Path, spec: &Spec) -> Result<(), ArchiveError> {
     Ok(())
 }
 
+/// Writes the deletion of `url` at `at` into the archive at `dir`, as a harvest writes a deleted
+/// record: a warc-fields `metadata` record (`oai-status: deleted`) and a ledger line marked
+/// deleted.
+pub fn delete(dir: &Path, url: &str, at: OffsetDateTime) -> Result<(), ArchiveError> {
+    let mut archive = Archive::open(dir, options())?;
+    let get_record = format!("{ENDPOINT}?verb=GetRecord&metadataPrefix=oai_crate&identifier={url}");
+    let records = archive
+        .writer(info)
+        .group(|w| {
+            let mut fields = WarcFields::new();
+            fields.field("oai-identifier", url)?;
+            fields.field("oai-datestamp", &warc_date(at))?;
+            fields.field("oai-status", "deleted")?;
+            let mut spool = w.begin_payload();
+            spool.write_all(fields.as_bytes())?;
+            let kind = "application/warc-fields";
+            let m = w.write_metadata_payload(&get_record, kind, at, None, spool)?;
+            Ok(vec![written(&m, RecordType::Metadata, kind, false)])
+        })
+        .map_err(|error| ArchiveError::Io {
+            path: dir.to_owned(),
+            error,
+        })?;
+    archive.commit(&Entry {
+        deleted: true,
+        sets: Vec::new(),
+        bytes: 0,
+        records,
+        ..entry(url, at)
+    })?;
+    archive.close()?;
+    Ok(())
+}
+
+/// Writes a new capture of `url` (an HTML page, `body`) at `at` into the archive at `dir`: a
+/// file back after its deletion.
+pub fn restore(dir: &Path, url: &str, at: OffsetDateTime, body: &str) -> Result<(), ArchiveError> {
+    let mut archive = Archive::open(dir, options())?;
+    store(&mut archive, url, "text/html", at, body.as_bytes())?;
+    archive.close()?;
+    Ok(())
+}
+
 fn store(
     archive: &mut Archive,
     url: &str,
@@ -85,11 +124,6 @@ fn store(
     body: &[u8],
 ) -> Result<(), ArchiveError> {
     let dir = archive.dir().to_owned();
-    let info = || {
-        let mut f = WarcFields::new();
-        let _ = f.field("isPartOf", "synthetic");
-        f
-    };
     let get_record = format!("{ENDPOINT}?verb=GetRecord&metadataPrefix=oai_crate&identifier={url}");
     let records = archive
         .writer(info)
@@ -113,22 +147,48 @@ fn store(
         .map_err(|error| ArchiveError::Io { path: dir, error })?;
     let (top, sub) = mime.split_once('/').unwrap_or((mime, ""));
     archive.commit(&Entry {
-        endpoint: ENDPOINT.into(),
-        prefix: "oai_crate".into(),
-        identifier: url.into(),
-        datestamp: warc_date(date),
-        deleted: false,
         sets: vec![
             "mime".into(),
             format!("mime:{top}"),
             format!("mime:{top}:{sub}"),
         ],
-        harvested: warc_date(date),
         bytes: body.len() as u64,
-        fixity_errors: Vec::new(),
         records,
-        kind: EntryKind::Item,
+        ..entry(url, date)
     })
+}
+
+/// The archive's options: its id and host.
+fn options() -> ArchiveOptions {
+    ArchiveOptions {
+        archive_id: Some("synthetic.example".into()),
+        host: Some("bench".into()),
+        ..ArchiveOptions::default()
+    }
+}
+
+/// The warcinfo of the WARC files.
+fn info() -> WarcFields {
+    let mut f = WarcFields::new();
+    let _ = f.field("isPartOf", "synthetic");
+    f
+}
+
+/// The ledger entry of `url` at `date`, without records.
+fn entry(url: &str, date: OffsetDateTime) -> Entry {
+    Entry {
+        endpoint: ENDPOINT.into(),
+        prefix: "oai_crate".into(),
+        identifier: url.into(),
+        datestamp: warc_date(date),
+        deleted: false,
+        sets: Vec::new(),
+        harvested: warc_date(date),
+        bytes: 0,
+        fixity_errors: Vec::new(),
+        records: Vec::new(),
+        kind: EntryKind::Item,
+    }
 }
 
 /// The CRATE of a JPEG, as `oai_crate` writes it (FIDO's CSV, JHOVE's XML), without Base64.

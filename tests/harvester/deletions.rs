@@ -30,20 +30,6 @@ async fn harvest(oai: &str, archive: &Path, extra: &[&str]) {
     blocking(move || run(&args.iter().map(String::as_str).collect::<Vec<_>>(), 0)).await;
 }
 
-/// Waits until the server answers GetRecord for `id` with (or without) `status="deleted"`.
-async fn until_deleted(server: &Server, id: &str, deleted: bool) {
-    let get = format!("verb=GetRecord&metadataPrefix=oai_dc&identifier={id}");
-    for _ in 0..400 {
-        let reply = server.oai(&get).await;
-        if reply.error_codes().is_empty() && reply.text().contains("status=\"deleted\"") == deleted
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("{id} never became deleted={deleted}");
-}
-
 /// `corpus` with `extra`: the (url, datestamp, deleted) of its parts, the file checked against
 /// schemas/corpus.xsd.
 fn corpus(archive: &Path, extra: &[&str]) -> Vec<(String, String, Option<String>)> {
@@ -101,13 +87,13 @@ async fn a_deleted_file_is_history_and_one_that_comes_back_a_new_capture() {
     harvest(&server.oai, &archive, &[]).await;
     // Deleted: harvested as a deleted record, and again by a full re-harvest.
     std::fs::remove_file(site.path().join("a.txt")).unwrap();
-    until_deleted(&server, &a_url, true).await;
+    server.until_deleted(&a_url, true).await;
     harvest(&server.oai, &archive, &[]).await;
     harvest(&server.oai, &archive, &["--full"]).await;
     // Back a second later, with other bytes: a later datestamp than the deletion's.
     tokio::time::sleep(Duration::from_millis(1100)).await;
     site.write("a.txt", b"second a", None);
-    until_deleted(&server, &a_url, false).await;
+    server.until_deleted(&a_url, false).await;
     harvest(&server.oai, &archive, &[]).await;
     server.stop().await;
 

@@ -49,7 +49,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         try:
-            build_collection(args.archive, root, own_index=False)
+            build_collection(args.archive, root, own_index=False, wacz=None)
             with Wayback(root) as wb:
                 out: dict[str, object] = {"urls": {}, "timemap_ms": []}
                 for url in args.urls:

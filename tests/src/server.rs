@@ -89,6 +89,22 @@ impl Server {
             .await
     }
 
+    /// Waits until the server answers GetRecord for `id` with (or without) `status="deleted"`:
+    /// it saw a file go (or come back).
+    pub async fn until_deleted(&self, id: &str, deleted: bool) {
+        let get = format!("verb=GetRecord&metadataPrefix=oai_dc&identifier={id}");
+        for _ in 0..400 {
+            let reply = self.oai(&get).await;
+            if reply.error_codes().is_empty()
+                && reply.text().contains("status=\"deleted\"") == deleted
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("{id} never became deleted={deleted}");
+    }
+
     /// GET the OAI route with a raw query string.
     pub async fn oai(&self, query: &str) -> Reply {
         self.get(&format!("{}?{query}", self.oai)).await

@@ -11,7 +11,7 @@ use serde_json::json;
 use super::auth::{admit, Caller, Door, Fields};
 use super::error::ApiError;
 use super::state::AppState;
-use crate::search::SearchParams;
+use crate::search::{gone_since, SearchParams};
 
 /// Words a word cloud has by default, and at most.
 const TERMS: usize = 50;
@@ -152,7 +152,7 @@ pub(super) async fn terms(
     .await
 }
 
-/// `GET /api/v1/captures?url=`.
+/// `GET /api/v1/captures?url=`: the captures of a URL and the deletions of its file.
 pub(super) async fn captures(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
@@ -167,7 +167,14 @@ pub(super) async fn captures(
     };
     answer(state, &headers, move |s, caller| {
         let items = s.library.captures(&url, &caller.scope(), MAX_CAPTURES)?;
-        Ok(json!({"url": url, "count": items.len(), "data": items}))
+        // Deletions go with the captures the caller may see: none without them.
+        let deletions = match items.is_empty() {
+            true => Vec::new(),
+            false => s.library.deletions(&url, &caller.scope())?,
+        };
+        let gone = gone_since(&items, &deletions).map(|g| g.datestamp.clone());
+        Ok(json!({"url": url, "count": items.len(), "data": items,
+            "deletions": deletions, "gone_since": gone}))
     })
     .await
 }

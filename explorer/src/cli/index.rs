@@ -64,6 +64,9 @@ pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<u8> {
                 "{}: {} captures added, {} in the index{rebuilt}",
                 a.name, report.added, report.total
             );
+            if report.deletions > 0 {
+                eprintln!("{}: {} deleted files added", a.name, report.deletions);
+            }
             if report.problems > 0 {
                 eprintln!(
                     "{}: {} captures without text (their files could not be read as text)",

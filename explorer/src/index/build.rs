@@ -1,17 +1,21 @@
 //! Building an archive's index incrementally: the ledger from the last checkpoint on, captures
-//! loaded by worker threads, added in ledger order, committed with their checkpoint.
+//! loaded by worker threads, added in ledger order, committed with their checkpoint. The
+//! ledger's deletions, followed with the harvester's [`Timeline`], go to the deletions file in
+//! the same order, and each commit covers them too.
 
 use std::collections::BTreeMap;
+use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use modoai::ToolRunner;
-use modoai_harvester::archive::Reader;
+use modoai_harvester::archive::{Reader, Timeline};
 use tantivy::{IndexWriter, TantivyError};
 
 use super::document::document;
+use super::gone::{Gone, GoneWriter};
 use super::schema::SCHEMA_VERSION;
 use super::store::{ArchiveIndex, Checkpoint};
 use crate::capture::{Capture, Loader, Planned, Planner};
@@ -60,6 +64,8 @@ pub struct BuildReport {
     pub rebuilt: bool,
     /// Captures whose text could not be extracted (indexed without it).
     pub problems: u64,
+    /// Deleted files added by this run.
+    pub deletions: u64,
 }
 
 /// Told how a build goes: ledger bytes done of the total, captures added.
@@ -83,11 +89,15 @@ impl Progress for () {
 struct Job {
     seq: u64,
     planned: Vec<Planned>,
+    /// The files the entry records as deleted.
+    gone: Vec<Gone>,
     /// Ledger position after the entry.
     end: u64,
 }
 
-type Done = (u64, std::io::Result<Vec<Capture>>, u64);
+type Done = (u64, io::Result<Vec<Capture>>, Vec<Gone>, u64);
+/// A job done, waiting for its turn: its captures, its deletions, the ledger position after it.
+type Loaded = (io::Result<Vec<Capture>>, Vec<Gone>, u64);
 
 /// Indexes what the archive at `archive` (named `name`) holds beyond the index's checkpoint.
 pub fn build(
@@ -104,9 +114,12 @@ pub fn build(
         rebuilt,
         ..BuildReport::default()
     };
-    if start.ledger >= reader.ledger_len() {
+    // An index from before deletions were kept has them added even when nothing else is new.
+    if start.ledger >= reader.ledger_len() && start.deletions.is_some() {
         return Ok(report);
     }
+    let mut gone = GoneWriter::open(index.path(), start.deletions.unwrap_or(0))
+        .map_err(ExplorerError::io(index.path()))?;
     let mut writer: IndexWriter = index
         .index()
         .writer_with_num_threads(2, options.memory.max(30 << 20))
@@ -122,6 +135,7 @@ pub fn build(
         name,
         &index,
         &mut writer,
+        &mut gone,
         start,
         options,
         progress,
@@ -140,6 +154,7 @@ fn run(
     name: &str,
     index: &ArchiveIndex,
     writer: &mut IndexWriter,
+    gone: &mut GoneWriter,
     start: Checkpoint,
     options: &BuildOptions,
     progress: &dyn Progress,
@@ -153,7 +168,7 @@ fn run(
     let fail = |e| ExplorerError::index(index.path())(e);
     std::thread::scope(|scope| {
         let cancel = &options.cancel;
-        let producer = scope.spawn(move || produce(reader, name, start.ledger, job_tx, cancel));
+        let producer = scope.spawn(move || produce(reader, name, start, job_tx, cancel));
         for _ in 0..threads {
             let (rx, tx) = (Arc::clone(&job_rx), done_tx.clone());
             let loader = Loader::new(reader, options.tools.clone(), options.runtime.clone());
@@ -161,12 +176,15 @@ fn run(
         }
         drop(done_tx);
         let mut at = start;
-        let mut pending: BTreeMap<u64, (std::io::Result<Vec<Capture>>, u64)> = BTreeMap::new();
+        let mut pending: BTreeMap<u64, Loaded> = BTreeMap::new();
         let (mut next, mut since_commit) = (0u64, 0usize);
         let mut outcome = Ok(());
-        for (seq, captures, end) in done_rx.iter() {
-            pending.insert(seq, (captures, end));
-            while let Some((captures, end)) = pending.remove(&next) {
+        // Whether the deletions file holds those of the ledger up to `at` (not yet for an
+        // index from before they were kept, until its first job is in).
+        let mut kept = start.deletions.is_some() || start.ledger == 0;
+        for (seq, captures, deleted, end) in done_rx.iter() {
+            pending.insert(seq, (captures, deleted, end));
+            while let Some((captures, deleted, end)) = pending.remove(&next) {
                 next += 1;
                 let captures = match captures {
                     Ok(c) => c,
@@ -180,13 +198,18 @@ fn run(
                     report.problems += u64::from(c.problem.is_some());
                     writer.add_document(document(&fields, c)).map_err(fail)?;
                 }
+                for g in &deleted {
+                    gone.append(g).map_err(ExplorerError::io(gone.path()))?;
+                }
+                report.deletions += deleted.len() as u64;
+                kept = true;
                 let n = captures.len() as u64;
                 (at.ledger, at.captures) = (end, at.captures + n);
                 report.added += n;
                 since_commit += captures.len();
                 progress.advance(end - start.ledger, report.added);
                 if since_commit >= options.commit_every {
-                    commit(writer, &at).map_err(fail)?;
+                    commit(writer, gone, &mut at, kept)?;
                     since_commit = 0;
                 }
             }
@@ -195,8 +218,14 @@ fn run(
             }
         }
         drop(done_rx);
-        let cancelled = producer.join().unwrap_or(true);
-        commit(writer, &at).map_err(fail)?;
+        let cancelled = match producer.join().unwrap_or(Ok(true)) {
+            Ok(cancelled) => cancelled,
+            Err(e) => {
+                outcome = outcome.and(Err(ExplorerError::io(reader.dir())(e)));
+                false
+            }
+        };
+        commit(writer, gone, &mut at, kept)?;
         report.total = at.captures;
         match outcome {
             Ok(()) if cancelled => Err(ExplorerError::Interrupted),
@@ -205,35 +234,73 @@ fn run(
     })
 }
 
-/// Reads the ledger from `from` and sends each complete entry's captures; true if cancelled.
+/// Reads the ledger from the checkpoint `start` and sends each complete entry's captures and
+/// deletions; true if cancelled. The first job is the one of the ledger before the checkpoint
+/// when the index does not have its deletions yet.
+///
+/// A deletion names the file of the item's last capture, which may be before the checkpoint:
+/// the ledger before it is read again (only the ledger, no WARC record) to know them. An index
+/// from before deletions were kept gets the deletions of that part too, as a first job.
 fn produce(
     reader: &Reader,
     name: &str,
-    from: u64,
+    start: Checkpoint,
     jobs: SyncSender<Job>,
     cancel: &AtomicBool,
-) -> bool {
-    let Ok(entries) = reader.entries_after(from) else {
-        return false;
-    };
-    let mut entries = entries.stop_at_incomplete();
-    let mut planner = Planner::new(reader, name);
+) -> io::Result<bool> {
+    let mut timeline = Timeline::new();
+    let earlier = warm_up(reader, start, &mut timeline)?;
+    let mut entries = reader.entries_after(start.ledger)?.stop_at_incomplete();
     let mut seq = 0;
-    while let Some(Ok(entry)) = entries.next() {
-        if cancel.load(Ordering::Relaxed) {
-            return true;
-        }
+    if start.deletions.is_none() && start.ledger > 0 {
         let job = Job {
             seq,
-            planned: planner.plan(&entry),
-            end: entries.position(),
+            planned: Vec::new(),
+            gone: earlier,
+            end: start.ledger,
         };
         if jobs.send(job).is_err() {
-            return cancel.load(Ordering::Relaxed);
+            return Ok(cancel.load(Ordering::Relaxed));
         }
         seq += 1;
     }
-    cancel.load(Ordering::Relaxed)
+    let mut planner = Planner::new(reader, name);
+    while let Some(Ok(entry)) = entries.next() {
+        if cancel.load(Ordering::Relaxed) {
+            return Ok(true);
+        }
+        let end = entries.position();
+        let deletion = timeline.see(end, &entry);
+        let job = Job {
+            seq,
+            planned: planner.plan(&entry),
+            gone: deletion.iter().flat_map(Gone::of).collect(),
+            end,
+        };
+        if jobs.send(job).is_err() {
+            return Ok(cancel.load(Ordering::Relaxed));
+        }
+        seq += 1;
+    }
+    Ok(cancel.load(Ordering::Relaxed))
+}
+
+/// Follows the ledger before the checkpoint `start` with `timeline`; the deletions there when
+/// the index does not have them yet.
+fn warm_up(reader: &Reader, start: Checkpoint, timeline: &mut Timeline) -> io::Result<Vec<Gone>> {
+    let mut earlier = Vec::new();
+    if start.ledger == 0 {
+        return Ok(earlier);
+    }
+    let mut entries = reader.entries_after(0)?;
+    while entries.position() < start.ledger {
+        let Some(entry) = entries.next() else { break };
+        let deletion = timeline.see(entries.position(), &entry?);
+        if start.deletions.is_none() {
+            earlier.extend(deletion.iter().flat_map(Gone::of));
+        }
+    }
+    Ok(earlier)
 }
 
 /// Loads the captures of jobs until there are none.
@@ -245,21 +312,29 @@ fn work(loader: &Loader<'_>, jobs: &Mutex<Receiver<Job>>, done: &SyncSender<Done
             .planned
             .into_iter()
             .map(|p| loader.load(p))
-            .collect::<std::io::Result<Vec<_>>>();
-        if done.send((job.seq, captures, job.end)).is_err() {
+            .collect::<io::Result<Vec<_>>>();
+        if done.send((job.seq, captures, job.gone, job.end)).is_err() {
             return;
         }
     }
 }
 
-/// Commits the documents added, with `at` as the commit's payload.
-fn commit(writer: &mut IndexWriter, at: &Checkpoint) -> tantivy::Result<()> {
-    let at = Checkpoint {
-        schema: SCHEMA_VERSION,
-        ..*at
-    };
-    let mut prepared = writer.prepare_commit()?;
-    prepared.set_payload(&serde_json::to_string(&at).expect("a checkpoint serializes"));
-    prepared.commit()?;
+/// Commits the documents added and the deletions appended (synced first, and covered when
+/// `kept`), with `at` as the commit's payload.
+fn commit(
+    writer: &mut IndexWriter,
+    gone: &mut GoneWriter,
+    at: &mut Checkpoint,
+    kept: bool,
+) -> Result<(), ExplorerError> {
+    let synced = gone.sync().map_err(ExplorerError::io(gone.path()))?;
+    at.deletions = kept.then_some(synced);
+    at.schema = SCHEMA_VERSION;
+    let payload = serde_json::to_string(&at).expect("a checkpoint serializes");
+    let dir = gone.path().parent().unwrap_or(gone.path()).to_owned();
+    let fail = |e| ExplorerError::index(&dir)(e);
+    let mut prepared = writer.prepare_commit().map_err(fail)?;
+    prepared.set_payload(&payload);
+    prepared.commit().map_err(fail)?;
     Ok(())
 }

@@ -1,11 +1,12 @@
 //! The index of an archive, inside the archive (`ARCHIVE/explorer-index/`, tantivy): one
 //! document per capture, built incrementally from the ledger ([`build`]), with the ledger
 //! position reached stored in each commit ([`Checkpoint`]), so a killed run loses nothing and
-//! adds nothing twice.
+//! adds nothing twice. The deletions the ledger records are kept beside it ([`Gone`]).
 
 mod analyzer;
 mod build;
 mod document;
+mod gone;
 mod reads;
 mod schema;
 mod store;
@@ -16,5 +17,6 @@ pub use analyzer::{
 };
 pub use build::{build, BuildOptions, BuildReport, Progress};
 pub use document::{date_value, document};
+pub use gone::{read_gone, Gone, GoneWriter, DELETIONS_FILE};
 pub use schema::{Fields, EXCERPT_CHARS, SCHEMA_VERSION};
 pub use store::{ArchiveIndex, Checkpoint, INDEX_DIR};

@@ -25,6 +25,10 @@ pub struct Checkpoint {
     pub captures: u64,
     /// The schema version the index was built with.
     pub schema: u32,
+    /// Bytes of the deletions file ([`super::DELETIONS_FILE`]) the commit covers; `None` for an
+    /// index built before deletions were kept (the next build adds those of the ledger it covers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletions: Option<u64>,
 }
 
 /// An archive's index, opened.

@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 use crate::index::Fields;
 
 /// A capture in results.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Item {
     /// Capture id.
     pub id: String,

@@ -38,6 +38,9 @@ pub enum SearchError {
     /// The index failed.
     #[error("index: {0}")]
     Index(#[from] tantivy::TantivyError),
+    /// A file beside the index (its deletions) cannot be read.
+    #[error("{0}")]
+    Unreadable(String),
 }
 
 /// One archive served.

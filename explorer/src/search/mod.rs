@@ -1,9 +1,10 @@
 //! Searching the archives served: full text, facets, calendar, the word cloud, the captures of
-//! a URL, one capture; always within the caller's [`Scope`].
+//! a URL and its deletions, one capture; always within the caller's [`Scope`].
 
 mod cloud;
 mod collect;
 mod facet;
+mod gone;
 mod item;
 mod library;
 mod lookup;
@@ -14,6 +15,7 @@ mod scope;
 
 pub use collect::{Gather, Gathered};
 pub use facet::{Facet, ALL as ALL_FACETS, DEFAULT as DEFAULT_FACETS};
+pub use gone::{after, gone_since};
 pub use item::{Item, Stored};
 pub use library::{Library, SearchError, Served};
 pub use page::{FacetValue, Page, Terms, Word};

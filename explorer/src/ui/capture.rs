@@ -1,6 +1,7 @@
 //! The capture page (`/capture/ID`): what the archive knows about one capture. The memento
 //! inline when a browser shows it as an image, linked otherwise; its fields and PWID; the CRATE's
-//! findings as a table; the captures of the same bytes; and where to replay it.
+//! findings as a table; the captures of the same bytes; and where to replay it. "Gone since"
+//! when the file's URL was deleted after its last capture.
 
 use std::sync::Arc;
 
@@ -13,9 +14,10 @@ use modoai_harvester::harvest::Facts;
 use super::format::{count, cut, facet_value, plural, size, when};
 use super::query::Query;
 use super::results::timeline_href;
-use super::{crate_table, error, layout};
+use super::{crate_table, error, layout, timeline};
 use crate::api::{crate_facts, run, ApiError, AppState, Door, SAME_BYTES};
-use crate::search::{Facet, Item, Stored};
+use crate::index::Gone;
+use crate::search::{gone_since, Facet, Item, Stored};
 
 /// MIME types a browser draws in an `<img>`.
 const IMAGES: [&str; 8] = [
@@ -40,6 +42,7 @@ struct Shown {
     facts: Option<Facts>,
     same: Vec<Item>,
     of_url: usize,
+    gone: Option<Gone>,
     replay: Option<String>,
 }
 
@@ -61,7 +64,10 @@ pub(super) async fn page(
             .as_ref()
             .and_then(|(file, offset, _)| crate_facts(dir, file, *offset));
         let same = s.library.same_bytes(&item.sha1, &scope, SAME_BYTES)?;
-        let of_url = s.library.captures(&item.url, &scope, URL_CAPTURES)?.len();
+        let of_url = s.library.captures(&item.url, &scope, URL_CAPTURES)?;
+        let deletions = s.library.deletions(&item.url, &scope)?;
+        let gone = gone_since(&of_url, &deletions).cloned();
+        let of_url = of_url.len();
         let replay =
             s.ui.replay
                 .as_ref()
@@ -72,6 +78,7 @@ pub(super) async fn page(
             facts,
             same,
             of_url,
+            gone,
             replay,
         }))
     })
@@ -97,6 +104,7 @@ fn render(s: &Shown) -> Markup {
                 h1 { (title) }
                 p.url { (item.url) }
                 p.when { "Captured " time datetime=(item.time) { (when(&item.time)) } }
+                @if let Some(g) = &s.gone { (timeline::gone(g)) }
                 (view(s))
                 h2 { "The capture" }
                 (fields(item, &s.stored))

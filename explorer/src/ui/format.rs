@@ -26,6 +26,22 @@ pub(super) fn when(rfc3339: &str) -> String {
     }
 }
 
+/// A 14-digit time (`YYYYMMDDhhmmss`, a WARC record's) for people, as [`when`] shows RFC 3339.
+pub(super) fn when14(t: &str) -> String {
+    match t.len() == 14 && t.bytes().all(|b| b.is_ascii_digit()) {
+        true => format!(
+            "{}-{}-{} {}:{}:{} UTC",
+            &t[..4],
+            &t[4..6],
+            &t[6..8],
+            &t[8..10],
+            &t[10..12],
+            &t[12..]
+        ),
+        false => t.to_owned(),
+    }
+}
+
 /// An ISO 639-3 code with the language's English name (`English (eng)`), when known.
 pub(super) fn language(code: &str) -> String {
     match whatlang::Lang::from_code(code) {

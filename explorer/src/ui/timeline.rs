@@ -1,5 +1,6 @@
 //! The timeline of a URL (`/timeline?url=URL`): its captures on a time axis (SVG, each capture a
-//! link to its page), and as a list that says which ones changed the bytes.
+//! link to its page), and as a list that says which ones changed the bytes, with the deletions of
+//! the file between them; "Gone since" when the last of them is a deletion.
 
 use std::sync::Arc;
 
@@ -10,10 +11,11 @@ use maud::{html, Markup};
 use time::format_description::well_known::Rfc3339;
 use time::{Date, Month, OffsetDateTime, Time};
 
-use super::format::{plural, size, when};
+use super::format::{plural, size, when, when14};
 use super::{error, layout};
 use crate::api::{query_pairs, run, ApiError, AppState, Door};
-use crate::search::Item;
+use crate::index::Gone;
+use crate::search::{after, gone_since, Item};
 
 /// Captures drawn at most.
 const MAX: usize = 10_000;
@@ -45,7 +47,8 @@ pub(super) async fn page(
                 "no capture of {url} in this archive"
             )));
         }
-        Ok(render(&url, &items))
+        let deletions = s.library.deletions(&url, &caller.scope())?;
+        Ok(render(&url, &items, &deletions))
     })
     .await;
     match answer {
@@ -58,7 +61,7 @@ fn time_of(item: &Item) -> OffsetDateTime {
     OffsetDateTime::parse(&item.time, &Rfc3339).unwrap_or(OffsetDateTime::UNIX_EPOCH)
 }
 
-fn render(url: &str, items: &[Item]) -> Markup {
+fn render(url: &str, items: &[Item], deletions: &[Gone]) -> Markup {
     let (first, last) = (&items[0], &items[items.len() - 1]);
     layout::page(
         &format!("Captures of {url}"),
@@ -67,8 +70,9 @@ fn render(url: &str, items: &[Item]) -> Markup {
             h1.timeline-title { "Captures of " span.url { (url) } }
             p { (plural(items.len() as u64, "capture", "captures")) ", from " (when(&first.time)) " to " (when(&last.time)) ". "
                 a href={ "/timemap/link/" (url) } { "Memento TimeMap" } }
+            @if let Some(g) = gone_since(items, deletions) { (gone(g)) }
             (axis(items))
-            (list(items))
+            (list(items, deletions))
         },
     )
 }
@@ -180,14 +184,25 @@ fn next_month(t: OffsetDateTime) -> Option<OffsetDateTime> {
     round(t, Date::from_calendar_date(y, m, 1).ok()?, Time::MIDNIGHT)
 }
 
-/// The captures as a list, oldest first, each said to change the bytes or not.
-fn list(items: &[Item]) -> Markup {
+/// "Gone since" the datestamp of the deletion `g` (the page of a URL or of one of its captures).
+pub(super) fn gone(g: &Gone) -> Markup {
+    html! {
+        p.gone { strong { "Gone since " time datetime=(g.datestamp) { (when(&g.datestamp)) } }
+            ": the file was deleted on its site (harvested " (when14(&g.harvested)) ")." }
+    }
+}
+
+/// The captures as a list, oldest first, each said to change the bytes or not, with the
+/// deletions where they happened.
+fn list(items: &[Item], deletions: &[Gone]) -> Markup {
+    let mut pending = deletions.iter().peekable();
     html! {
         table.captures {
             thead { tr { th { "captured" } th { "MIME type" } th.num { "size" } th { "bytes" } th { "" } } }
             tbody {
                 @for (i, item) in items.iter().enumerate() {
                     @let changed = i == 0 || items[i - 1].sha1 != item.sha1;
+                    @while let Some(g) = pending.next_if(|g| !after(g, item)) { (deletion(g)) }
                     tr {
                         td { a href={ "/capture/" (item.id) } { (when(&item.time)) } }
                         td { (item.mime) }
@@ -196,7 +211,18 @@ fn list(items: &[Item]) -> Markup {
                         td { a href=(item.memento) { "memento" } }
                     }
                 }
+                @for g in pending { (deletion(g)) }
             }
+        }
+    }
+}
+
+/// A deletion as a row of the list.
+fn deletion(g: &Gone) -> Markup {
+    html! {
+        tr.deletion {
+            td { "deleted " time datetime=(g.datestamp) { (when(&g.datestamp)) } }
+            td colspan="4" { "the file was deleted on its site (harvested " (when14(&g.harvested)) ")" }
         }
     }
 }

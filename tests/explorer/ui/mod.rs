@@ -1,13 +1,15 @@
 //! The explorer's pages as a person sees them, in headless Chromium: a word finds its file with
 //! the word marked, facet counts narrow the results, the calendar drills down from years to
 //! days, the word cloud and the MIME chart describe the results, a URL's timeline (`browse`); a
-//! capture page shows its CRATE and its image, and links to its replay in pywb (`capture`); the
+//! capture page shows its CRATE and its image, and links to its replay in pywb (`capture`); a
+//! deleted file is "Gone since" its deletion until it comes back (`gone`); the
 //! API page's sandbox with a key, the pages without JavaScript, bad input as a readable error
 //! page (`plain`). Screenshots of these pages are in docs/screenshots/ (made with
 //! `MODOAI_SCREENSHOTS=docs/screenshots`).
 
 mod browse;
 mod capture;
+mod gone;
 mod plain;
 
 use std::path::{Path, PathBuf};
