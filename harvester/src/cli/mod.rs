@@ -1,7 +1,9 @@
 //! The command line: argument definitions and dispatch.
 
+mod args;
 mod endpoint;
 mod explore;
+mod harvest;
 mod inspect;
 mod interrupt;
 mod list;
@@ -16,16 +18,15 @@ mod store;
 mod summary;
 mod wacz;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::Context as _;
-use clap::{Args, Parser, Subcommand};
-use modoai_harvester::archive::{Archive, ArchiveError, ArchiveOptions, NotAnArchive, ReadError};
-use modoai_harvester::client::{Client, ClientConfig};
-use modoai_harvester::harvest::{HarvestOptions, Harvester};
+use clap::{Parser, Subcommand};
+use modoai_harvester::archive::{ArchiveError, NotAnArchive, ReadError};
 use modoai_protocol::Datestamp;
+
+pub(crate) use args::{ClientArgs, WarcArgs};
+use harvest::{HarvestArgs, HARVEST_HELP};
 
 /// Done: harvested to the end, found, written.
 pub(crate) const EXIT_OK: u8 = 0;
@@ -147,121 +148,6 @@ Exit codes: see modoai-harvester --help."
     Merge(merge::MergeArgs),
 }
 
-const HARVEST_HELP: &str = "\
-Examples:
-  modoai-harvester harvest https://example.org/modoai --archive archive/
-  modoai-harvester harvest https://example.org/modoai --archive archive/ \\
-      --metadata-prefix oai_dc --set mime:image --from 2026-01-01 --delay 1
-
-Run the same command again to continue an interrupted harvest, or later to harvest what changed
-since the last complete one.
-
-Exit codes: see modoai-harvester --help.";
-
-/// Options of the HTTP client.
-#[derive(Debug, Args, Clone)]
-pub(crate) struct ClientArgs {
-    /// Seconds to wait between two requests to the same host.
-    #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
-    delay: f64,
-    /// Retries of a failed request or a broken page. The first request to an endpoint is retried
-    /// at most once, and not at all when it cannot connect: a wrong URL fails at once.
-    #[arg(long, default_value_t = 8, value_name = "N")]
-    retries: u32,
-    /// The User-Agent header.
-    #[arg(long, value_name = "TEXT")]
-    user_agent: Option<String>,
-}
-
-impl ClientArgs {
-    pub(crate) fn client(&self) -> anyhow::Result<Client> {
-        if !(self.delay.is_finite() && self.delay >= 0.0) {
-            return Err(usage("--delay must be a number of seconds"));
-        }
-        let mut config = ClientConfig::default()
-            .delay(Duration::from_secs_f64(self.delay))
-            .max_retries(self.retries);
-        if let Some(ua) = &self.user_agent {
-            config = config.user_agent(ua.clone());
-        }
-        Ok(Client::new(config))
-    }
-}
-
-#[derive(Debug, Args)]
-struct HarvestArgs {
-    /// The OAI-PMH base URL, e.g. http://example.org/modoai
-    #[arg(value_parser = endpoint_url)]
-    url: String,
-    /// The archive folder (created if missing).
-    #[arg(long, value_name = "DIR")]
-    archive: PathBuf,
-    /// The metadata format. Default: oai_crate when the endpoint offers it, else oai_dc.
-    #[arg(long, value_name = "PREFIX")]
-    metadata_prefix: Option<String>,
-    /// Harvest only this set. One the endpoint does not list (ListSets) is an error, not an
-    /// empty harvest.
-    #[arg(long, value_name = "SPEC")]
-    set: Option<String>,
-    /// Only records changed since this date (YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ). Default: the
-    /// start of the last complete harvest of the same list, if any.
-    #[arg(long, value_name = "DATE")]
-    from: Option<String>,
-    /// Only records changed until this date.
-    #[arg(long, value_name = "DATE")]
-    until: Option<String>,
-    /// Harvest the whole list even if an earlier harvest completed (no incremental `from`).
-    #[arg(long)]
-    full: bool,
-    /// Do not fetch `ref` resources of records that carry no inline file.
-    #[arg(long)]
-    no_refs: bool,
-    /// The harvest's name (warcinfo `isPartOf`).
-    #[arg(long, default_value = "modoai-harvest")]
-    name: String,
-    /// Bring the archive's search index up to date after the harvest, by running
-    /// `modoai-explorer index --archive DIR` (modoai-explorer must be installed beside
-    /// modoai-harvester).
-    #[arg(long)]
-    index: bool,
-    #[command(flatten)]
-    warc: WarcArgs,
-    #[command(flatten)]
-    client: ClientArgs,
-}
-
-/// How WARC files are written.
-#[derive(Debug, Args, Clone)]
-pub(crate) struct WarcArgs {
-    /// WARC file name prefix.
-    #[arg(long, default_value = "modoai", value_name = "TEXT")]
-    warc_prefix: String,
-    /// Start a new WARC file once one reaches this many bytes.
-    #[arg(long, default_value_t = 1_000_000_000, value_name = "BYTES")]
-    max_file_size: u64,
-    /// The archive id of the archive's PWIDs (A-Z a-z 0-9 - . _ ~, e.g. its domain). Fixed by
-    /// the first harvest into the archive; default: this machine's name.
-    #[arg(long, value_name = "ID")]
-    archive_id: Option<String>,
-    /// Move the archive to S3-compatible object storage: each closed WARC file is uploaded,
-    /// read back and checked, then removed locally; the ledger, index and state are uploaded at
-    /// the end. Credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION,
-    /// AWS_ENDPOINT_URL. harvest-list puts each archive under PREFIX/<its folder name>.
-    #[arg(long, value_name = "s3://BUCKET/PREFIX")]
-    pub(crate) store: Option<String>,
-}
-
-impl WarcArgs {
-    pub(crate) fn options(&self) -> ArchiveOptions {
-        ArchiveOptions {
-            prefix: self.warc_prefix.clone(),
-            max_file_size: self.max_file_size,
-            archive_id: self.archive_id.clone(),
-            ..ArchiveOptions::default()
-        }
-    }
-}
-
 /// A mistake in the command line or in a file it names: nothing was done ([`EXIT_USAGE`]).
 #[derive(Debug)]
 pub(crate) struct Usage(String);
@@ -336,8 +222,10 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let quiet = cli.quiet;
             let cancel = interrupt::on_signal(&runtime)?;
             let code = runtime.block_on(async move {
-                tokio::task::spawn_blocking(move || harvest(args, client, handle, quiet, cancel))
-                    .await
+                tokio::task::spawn_blocking(move || {
+                    harvest::run(args, client, handle, quiet, cancel)
+                })
+                .await
             })??;
             Ok(ExitCode::from(code))
         }
@@ -388,63 +276,6 @@ pub(crate) fn endpoint_url(value: &str) -> Result<String, String> {
         ));
     }
     Ok(value.to_owned())
-}
-
-fn harvest(
-    args: HarvestArgs,
-    client: Client,
-    handle: tokio::runtime::Handle,
-    quiet: bool,
-    cancel: tokio_util::sync::CancellationToken,
-) -> anyhow::Result<u8> {
-    check_date("--from", args.from.as_deref())?;
-    check_date("--until", args.until.as_deref())?;
-    if args.index && args.warc.store.is_some() {
-        return Err(usage(
-            "--index reads the WARC files that --store moves away: index a fetched copy instead",
-        ));
-    }
-    let mut archive = Archive::open(&args.archive, args.warc.options())
-        .with_context(|| format!("cannot open the archive {}", args.archive.display()))?;
-    if !archive.recovery().is_empty() && !quiet {
-        eprintln!("{}", summary::recovery(archive.recovery()));
-    }
-    let stored = store::Sync::start(args.warc.store.as_deref(), None, &args.archive, &handle)?;
-    let options = HarvestOptions {
-        prefix: args.metadata_prefix,
-        set: args.set,
-        from: args.from,
-        until: args.until,
-        incremental: !args.full,
-        fetch_refs: !args.no_refs,
-        name: args.name,
-        ..HarvestOptions::new(&args.url)
-    };
-    let bar = progress::Bar::new(quiet, &args.url);
-    let result = Harvester::new(client, handle.clone(), &mut archive, &bar)
-        .cancellation(cancel)
-        .run(&options);
-    bar.finish();
-    archive.close().context("cannot close the archive")?;
-    let usage = result.error.as_ref().is_some_and(|e| e.is_usage());
-    if !quiet && !usage {
-        summary::print(&summary::render(&result))?;
-    }
-    if args.index && !usage && !result.is_interrupted() {
-        explore::index(&args.archive, quiet)?;
-    }
-    match &result.error {
-        Some(_) if result.is_interrupted() => eprintln!("{}", interrupt::INTERRUPTED),
-        Some(e) => {
-            eprintln!("error: {e}");
-            if !usage && (result.pages > 0 || result.resumed) {
-                eprintln!("run the same command again to continue from the last completed page");
-            }
-        }
-        None => {}
-    }
-    let code = summary::exit_code(&result);
-    Ok(store::finish(stored, &args.archive, code, quiet))
 }
 
 #[cfg(test)]
