@@ -28,15 +28,24 @@ pub fn program(name: &str) -> PathBuf {
         .and_then(|m| m.modified())
         .unwrap_or_else(|_| panic!("{} is missing: run `{build}`", path.display()));
     // The crates whose sources make the binary (the explorer reads archives through the
-    // harvester's library and shares the server's access, flow and tool code).
-    let crates: &[&str] = match name {
-        "modoai" => &["server-module", "protocol"],
-        "modoai-harvester" => &["harvester", "protocol"],
-        "modoai-explorer" => &["explorer", "harvester", "server-module", "protocol"],
+    // harvester's library and shares the server's access, flow and tool code). Another
+    // package's binary-only sources (its `main.rs`, the harvester's `cli/`) are not part of it:
+    // cargo does not rebuild the binary when they change.
+    let crates: &[(&str, &[&str])] = match name {
+        "modoai" => &[("server-module", &[]), ("protocol", &[])],
+        "modoai-harvester" => &[("harvester", &[]), ("protocol", &[])],
+        "modoai-explorer" => &[
+            ("explorer", &[]),
+            ("harvester", &["main.rs", "cli"]),
+            ("server-module", &["main.rs"]),
+            ("protocol", &[]),
+        ],
         other => panic!("{other} is not a binary of this workspace"),
     };
-    let sources: Vec<PathBuf> = crates.iter().map(|c| repo_root().join(c)).collect();
-    if let Some(newer) = sources.iter().find_map(|dir| newer_source(dir, built)) {
+    let newer = crates
+        .iter()
+        .find_map(|(c, skip)| newer_source(&repo_root().join(c), skip, built));
+    if let Some(newer) = newer {
         panic!(
             "{} is older than {}: run `{build}`",
             path.display(),
@@ -46,19 +55,25 @@ pub fn program(name: &str) -> PathBuf {
     path
 }
 
-/// A Rust file under `dir`'s `src/` modified after `built`: cargo rebuilds, and so rewrites, the
-/// binary whenever one of these changes. (Not `Cargo.toml`: cargo leaves the binary as it is when
-/// an edit of the manifest changes nothing it builds, such as a comment.)
-fn newer_source(dir: &Path, built: SystemTime) -> Option<PathBuf> {
+/// A Rust file under `dir`'s `src/` (but not under the entries of `skip`, names in `src/`)
+/// modified after `built`: cargo rebuilds, and so rewrites, the binary whenever one of these
+/// changes. (Not `Cargo.toml`: cargo leaves the binary as it is when an edit of the manifest
+/// changes nothing it builds, such as a comment.)
+fn newer_source(dir: &Path, skip: &[&str], built: SystemTime) -> Option<PathBuf> {
     let is_newer = |p: &Path| {
         std::fs::metadata(p)
             .and_then(|m| m.modified())
             .is_ok_and(|t| t > built)
     };
-    let mut folders = vec![dir.join("src")];
+    let src = dir.join("src");
+    let skipped: Vec<PathBuf> = skip.iter().map(|s| src.join(s)).collect();
+    let mut folders = vec![src];
     while let Some(folder) = folders.pop() {
         for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
             let path = entry.path();
+            if skipped.contains(&path) {
+                continue;
+            }
             if path.is_dir() {
                 folders.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") && is_newer(&path) {
