@@ -108,13 +108,12 @@ impl fmt::Display for Shard {
     }
 }
 
-/// The host an endpoint is split by: `host:port`, as in the module docs.
+/// The host an endpoint is split by: the client's politeness key
+/// ([`host_key`](crate::client::host_key)), as in the module docs.
 pub fn host_key(url: &str) -> Result<String, ShardError> {
     let no_host = || ShardError::NoHost(url.to_owned());
     let parsed = url::Url::parse(url).map_err(|_| no_host())?;
-    let host = parsed.host_str().ok_or_else(no_host)?;
-    let port = parsed.port_or_known_default().ok_or_else(no_host)?;
-    Ok(format!("{}:{port}", host.to_ascii_lowercase()))
+    crate::client::host_key(&parsed).ok_or_else(no_host)
 }
 
 /// The shard of `host` among `count`.

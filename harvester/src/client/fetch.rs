@@ -304,15 +304,10 @@ impl Target {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(format!("scheme {:?} is not http or https", url.scheme()));
         }
-        let host = url.host_str().ok_or("no host")?.to_owned();
-        let port = url.port_or_known_default().ok_or("no port")?;
+        let host = super::host_key(&url).ok_or("no host")?; // http(s) always has a port
         url.set_fragment(None); // never sent (RFC 9110 §4.2.4)
         let uri = Uri::try_from(url.as_str()).map_err(|error| error.to_string())?;
-        Ok(Self {
-            url,
-            uri,
-            host: format!("{host}:{port}"),
-        })
+        Ok(Self { url, uri, host })
     }
 }
 

@@ -7,6 +7,23 @@ use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
+use url::Url;
+
+/// The authority politeness is kept per: `host:port`, the port being the scheme's default when
+/// `url` gives none (`None` for a URL without a host or a known port). Shards of a harvest list
+/// are split by the same key (`crate::shard`).
+///
+/// ```
+/// use url::Url;
+/// let key = |u: &str| modoai_harvester::client::host_key(&Url::parse(u).unwrap());
+/// assert_eq!(key("https://Example.org/modoai").as_deref(), Some("example.org:443"));
+/// assert_eq!(key("http://[::1]:81/oai").as_deref(), Some("[::1]:81"));
+/// ```
+pub fn host_key(url: &Url) -> Option<String> {
+    let host = url.host_str()?;
+    let port = url.port_or_known_default()?;
+    Some(format!("{host}:{port}"))
+}
 
 /// The politeness state of every host a [`Client`](super::Client) has talked to.
 #[derive(Debug)]
