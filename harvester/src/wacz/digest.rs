@@ -44,10 +44,7 @@ impl<W: Write> Hashed<W> {
 
     /// The size and digest of everything written.
     pub(crate) fn sum(self) -> Sum {
-        Sum {
-            bytes: self.bytes,
-            hash: format!("sha256:{}", hex::encode(self.hasher.finalize())),
-        }
+        self.into_parts().1
     }
 }
 
