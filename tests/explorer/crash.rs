@@ -8,7 +8,7 @@ use integration_tests::process::{program, signal, start_modoai, Running};
 use integration_tests::TestSite;
 use nix::sys::signal::Signal;
 
-use super::{enc, explorer, work_dir, Explorer};
+use super::{enc, explorer, harvest_into, work_dir, Explorer};
 
 /// Files of the site.
 const FILES: usize = 300;
@@ -26,18 +26,9 @@ pub(crate) fn many_files(work: &std::path::Path) -> (std::path::PathBuf, String)
     }
     let (server, port) = start_modoai(site.path(), work, "", &[]);
     let archive = work.join("archive");
-    let out = Command::new(program("modoai-harvester"))
-        .args([
-            "harvest",
-            &format!("http://127.0.0.1:{port}/modoai"),
-            "--metadata-prefix",
-            "oai_didl",
-            "--quiet",
-            "--archive",
-        ])
-        .arg(&archive)
-        .output()
-        .unwrap();
+    let oai = format!("http://127.0.0.1:{port}/modoai");
+    let didl = ["--metadata-prefix", "oai_didl"];
+    let out = harvest_into(&program("modoai-harvester"), &oai, &archive, &didl);
     assert!(
         out.status.success(),
         "{}",

@@ -1,12 +1,10 @@
 //! `modoai-harvester harvest … --index` without `modoai-explorer` beside it: the harvest is
 //! complete, and the message says what to install.
 
-use std::process::Command;
-
 use integration_tests::process::{program, start_modoai};
 use integration_tests::TestSite;
 
-use super::work_dir;
+use super::{harvest_into, work_dir};
 
 #[test]
 fn harvest_index_without_the_explorer_beside_it_says_what_to_install() {
@@ -19,17 +17,8 @@ fn harvest_index_without_the_explorer_beside_it_says_what_to_install() {
     std::fs::create_dir_all(&bin).unwrap();
     std::fs::copy(program("modoai-harvester"), bin.join("modoai-harvester")).unwrap();
     let archive = work.join("archive");
-    let out = Command::new(bin.join("modoai-harvester"))
-        .args([
-            "harvest",
-            &format!("http://127.0.0.1:{port}/modoai"),
-            "--index",
-            "--quiet",
-            "--archive",
-        ])
-        .arg(&archive)
-        .output()
-        .unwrap();
+    let oai = format!("http://127.0.0.1:{port}/modoai");
+    let out = harvest_into(&bin.join("modoai-harvester"), &oai, &archive, &["--index"]);
     drop(server);
     let said = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{said}");

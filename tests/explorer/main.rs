@@ -88,17 +88,8 @@ fn harvest() -> Harvested {
     let plugins = work.join("plugins.toml");
     let (server, port) = start_modoai(&site, &work, "", &["--plugins", plugins.to_str().unwrap()]);
     let archive = work.join("archive");
-    let out = Command::new(program("modoai-harvester"))
-        .args([
-            "harvest",
-            &format!("http://127.0.0.1:{port}/modoai"),
-            "--index",
-            "--quiet",
-            "--archive",
-        ])
-        .arg(&archive)
-        .output()
-        .expect("run the harvester");
+    let oai = format!("http://127.0.0.1:{port}/modoai");
+    let out = harvest_into(&program("modoai-harvester"), &oai, &archive, &["--index"]);
     assert!(
         out.status.success(),
         "harvest --index: {}",
@@ -109,6 +100,18 @@ fn harvest() -> Harvested {
         archive,
         base: format!("http://127.0.0.1:{port}/"),
     }
+}
+
+/// `BIN harvest OAI --quiet FLAGS… --archive ARCHIVE`: the harvester's output (each test checks
+/// the exit code it expects).
+pub(crate) fn harvest_into(bin: &Path, oai: &str, archive: &Path, flags: &[&str]) -> Output {
+    Command::new(bin)
+        .args(["harvest", oai, "--quiet"])
+        .args(flags)
+        .arg("--archive")
+        .arg(archive)
+        .output()
+        .expect("run the harvester")
 }
 
 /// A server over the shared harvest in a fresh folder `name`; the API answers without a key when

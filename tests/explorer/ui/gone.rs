@@ -3,8 +3,8 @@
 //! the deletion's datestamp, the API lists the deletion. Back on the site, harvested and indexed
 //! again, it is not gone: the timeline lists the deletion between its captures.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
+use std::process::Output;
 use std::time::Duration;
 
 use integration_tests::browser::Browser;
@@ -12,43 +12,28 @@ use integration_tests::process::program;
 use integration_tests::{Server, TestSite};
 
 use super::page;
-use crate::{enc, explorer, work_dir, Explorer};
+use crate::{enc, explorer, harvest_into, work_dir, Explorer};
 
-/// `program ARGS`, run off the server's threads; fails the test unless it succeeds.
-async fn run(program: PathBuf, args: Vec<String>) {
-    let out = tokio::task::spawn_blocking(move || Command::new(program).args(&args).output())
-        .await
-        .unwrap()
-        .expect("the program runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Harvests `oai` into `archive` (the files themselves), then indexes it.
+/// Harvests `oai` into `archive` (the files themselves), then indexes it, off the server's
+/// threads.
 async fn harvest_and_index(oai: &str, archive: &Path) {
-    let a = archive.to_str().unwrap().to_owned();
-    let args = [
-        "harvest",
-        oai,
-        "--archive",
-        &a,
-        "--metadata-prefix",
-        "oai_didl",
-    ];
-    let mut args: Vec<String> = args.map(str::to_owned).to_vec();
-    args.push("--quiet".into());
-    run(program("modoai-harvester"), args).await;
-    let out = tokio::task::spawn_blocking(move || explorer(&["index", "--archive", &a]))
-        .await
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (oai, archive) = (oai.to_owned(), archive.to_owned());
+    tokio::task::spawn_blocking(move || {
+        let ok = |out: Output| {
+            let said = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{said}");
+        };
+        let didl = ["--metadata-prefix", "oai_didl"];
+        ok(harvest_into(
+            &program("modoai-harvester"),
+            &oai,
+            &archive,
+            &didl,
+        ));
+        ok(explorer(&["index", "--archive", archive.to_str().unwrap()]));
+    })
+    .await
+    .unwrap();
 }
 
 /// The `class` of each row of the timeline's list ("" for a capture).
