@@ -1,15 +1,13 @@
 //! What every request shares.
 
+use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 
 use crate::config::{AccessConfig, UiConfig};
 use crate::keys::{KeyFile, Limits};
 use crate::search::Library;
-
-/// Seconds between two looks at the key file's modification time.
-const KEYS_CHECK_SECS: u64 = 2;
 
 /// The server's shared state.
 #[derive(Debug)]
@@ -26,7 +24,7 @@ pub struct AppState {
     /// the cores as many threads.
     pub searching: tokio::sync::Semaphore,
     keys_path: PathBuf,
-    keys: Mutex<(KeyFile, Option<SystemTime>, Instant)>,
+    keys: Mutex<(KeyFile, Option<FileVersion>)>,
 }
 
 impl AppState {
@@ -37,7 +35,7 @@ impl AppState {
         keys_path: PathBuf,
     ) -> Result<AppState, crate::keys::KeyError> {
         let keys = KeyFile::load(&keys_path)?;
-        let mtime = mtime(&keys_path);
+        let version = FileVersion::of(&keys_path);
         Ok(AppState {
             library,
             access,
@@ -47,7 +45,7 @@ impl AppState {
                 std::thread::available_parallelism().map_or(2, |n| n.get()),
             ),
             keys_path,
-            keys: Mutex::new((keys, mtime, Instant::now())),
+            keys: Mutex::new((keys, version)),
         })
     }
 
@@ -56,19 +54,16 @@ impl AppState {
         AppState { ui, ..self }
     }
 
-    /// The keys, read again when the file changed (keys added or revoked while serving take
-    /// effect within two seconds).
+    /// The keys, read again when the file changed: keys added or revoked while serving take
+    /// effect at the next request (one `stat` per request tells).
     pub fn keys(&self) -> KeyFile {
         let mut keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
-        if keys.2.elapsed().as_secs() >= KEYS_CHECK_SECS {
-            keys.2 = Instant::now();
-            let now = mtime(&self.keys_path);
-            if now != keys.1 {
-                match KeyFile::load(&self.keys_path) {
-                    Ok(k) => *keys = (k, now, Instant::now()),
-                    Err(e) => {
-                        tracing::warn!(error = %e, "the key file cannot be read; keeping the keys loaded before")
-                    }
+        let now = FileVersion::of(&self.keys_path);
+        if now != keys.1 {
+            match KeyFile::load(&self.keys_path) {
+                Ok(k) => *keys = (k, now),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the key file cannot be read; keeping the keys loaded before")
                 }
             }
         }
@@ -76,6 +71,22 @@ impl AppState {
     }
 }
 
-fn mtime(path: &std::path::Path) -> Option<SystemTime> {
-    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+/// What tells one version of the key file from another: `keys` writes a new file and renames it
+/// over the old one, so the inode changes even when two writes share a modification time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FileVersion {
+    inode: u64,
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+impl FileVersion {
+    fn of(path: &std::path::Path) -> Option<FileVersion> {
+        let m = std::fs::metadata(path).ok()?;
+        Some(FileVersion {
+            inode: m.ino(),
+            len: m.len(),
+            modified: m.modified().ok(),
+        })
+    }
 }
