@@ -66,11 +66,10 @@ fn the_api_needs_a_key_by_default_and_refuses_bad_ones() {
         200
     );
     let key = add_key(&e.keys, "reader", &[]);
-    std::thread::sleep(std::time::Duration::from_millis(2100));
     assert_eq!(
         e.get_ready("/api/v1/search", Some(&key)).status,
         200,
-        "a key added while serving works"
+        "a key added while serving works at the next request"
     );
     assert_eq!(
         explorer(&[
@@ -84,11 +83,10 @@ fn the_api_needs_a_key_by_default_and_refuses_bad_ones() {
         .code(),
         Some(0)
     );
-    std::thread::sleep(std::time::Duration::from_millis(2100));
     assert_eq!(
         e.get("/api/v1/search", Some(&key)).status,
         401,
-        "a revoked key is refused"
+        "a revoked key is refused at the next request"
     );
 }
 
@@ -124,7 +122,6 @@ fn a_spent_quota_gets_429_with_retry_after_and_ratelimit_fields() {
         .unwrap()
         .starts_with("\"hour\";r=0;"));
     let fast = add_key(&e.keys, "fast", &["--rate", "1/s"]);
-    std::thread::sleep(std::time::Duration::from_millis(2100));
     assert_eq!(e.get_ready("/api/v1/me", Some(&fast)).status, 200);
     let too_fast = e.get("/api/v1/me", Some(&fast));
     assert_eq!(too_fast.status, 429);
