@@ -205,6 +205,12 @@ impl CdxjIndex {
             line.validate()?;
             batch.push(line.to_line().into_bytes());
         }
+        self.add_formatted(batch)
+    }
+
+    /// [`add`](Self::add) for lines already validated and formatted by
+    /// [`CdxjLine::to_line`].
+    pub(crate) fn add_formatted(&mut self, mut batch: Vec<Vec<u8>>) -> Result<(), CdxjError> {
         batch.sort_unstable();
         batch.dedup();
         let tmp = self.tmp_path();

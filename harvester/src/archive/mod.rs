@@ -24,6 +24,7 @@ mod ledger;
 mod open;
 mod options;
 mod parts;
+mod pending;
 mod reader;
 mod recovery;
 mod report;

@@ -10,14 +10,11 @@ use nix::fcntl::{Flock, FlockArg};
 use super::error::{at, index_error};
 use super::ledger::{record_ref, Ledger};
 use super::options::archive_id;
+use super::pending::{merge_due, Pending};
 use super::recovery::{self, Recovery};
 use super::{ArchiveError, ArchiveLayout, ArchiveOptions, Entry, State, Written};
-use crate::cdxj::{CdxjIndex, CdxjLine};
+use crate::cdxj::CdxjIndex;
 use crate::warc::{RecordRef, RecordType, WarcFields, Writer, WriterConfig};
-
-/// Ledger bytes after which a checkpoint also merges the new entries into the index, so a long
-/// harvest keeps its index current and the merge batch (held in memory) small.
-const INDEX_BATCH: u64 = 8 << 20;
 
 /// How often [`Archive::checkpoint_soon`] makes the archive durable: a handful of fsyncs a
 /// second, whatever the size of the pages.
@@ -53,7 +50,7 @@ pub struct Archive {
     /// The CDXJ lines of the entries committed since the index was last updated, when they are
     /// all of the ledger past `state.indexed` (`None` until then): merged without reading the
     /// ledger back.
-    unindexed: Option<Vec<CdxjLine>>,
+    unindexed: Option<Pending>,
 }
 
 impl Archive {
@@ -219,8 +216,15 @@ impl Archive {
         };
         let (key, originals) = remembered(offset, entry);
         self.learn(key, originals);
-        if let Some(lines) = &mut self.unindexed {
-            lines.extend(entry.records.iter().filter_map(Written::cdxj));
+        if let Some(pending) = &mut self.unindexed {
+            let valid = entry
+                .records
+                .iter()
+                .filter_map(Written::cdxj)
+                .all(|line| pending.push(&line));
+            if !valid {
+                self.unindexed = None; // the merge reads the ledger and reports the line
+            }
         }
         if self.state.archive_id.is_none() {
             // The item is in: a state that cannot be saved now (a full disk) is saved at the
@@ -251,7 +255,13 @@ impl Archive {
         let ledger = self.layout.ledger();
         self.ledger.sync().map_err(at(&ledger))?;
         self.checkpointed = Instant::now();
-        if self.ledger.len() - self.state.indexed >= INDEX_BATCH {
+        // Without the lines in memory (after opening), the ledger's bytes stand for theirs.
+        let pending = self
+            .unindexed
+            .as_ref()
+            .map_or_else(|| self.ledger.len() - self.state.indexed, Pending::bytes);
+        let index = fs::metadata(self.layout.index()).map_or(0, |m| m.len());
+        if self.ledger.len() > self.state.indexed && merge_due(pending, index) {
             // Saves the state too.
             return self.update_index();
         }
@@ -274,27 +284,28 @@ impl Archive {
     pub fn update_index(&mut self) -> Result<(), ArchiveError> {
         let ledger = self.layout.ledger();
         if self.state.indexed >= self.ledger.len() {
-            self.unindexed = Some(Vec::new());
+            self.unindexed = Some(Pending::default());
             return Ok(());
         }
         self.ledger.sync().map_err(at(&ledger))?;
         // Taken: if the merge fails, the next update reads the ledger again.
-        let lines = match self.unindexed.take() {
-            Some(lines) => lines,
-            None => self
-                .ledger
-                .entries_from(self.state.indexed)
-                .map_err(at(&ledger))?
-                .iter()
-                .flat_map(|e| e.records.iter().filter_map(Written::cdxj))
-                .collect(),
-        };
         let index = self.layout.index();
-        self.index()
-            .add(lines)
-            .map_err(|e| index_error(&index, e))?;
+        let merged = match self.unindexed.take() {
+            Some(pending) => self.index().add_formatted(pending.lines),
+            None => {
+                let entries = self
+                    .ledger
+                    .entries_from(self.state.indexed)
+                    .map_err(at(&ledger))?;
+                let lines = entries
+                    .iter()
+                    .flat_map(|e| e.records.iter().filter_map(Written::cdxj));
+                self.index().add(lines)
+            }
+        };
+        merged.map_err(|e| index_error(&index, e))?;
         self.state.indexed = self.ledger.len();
-        self.unindexed = Some(Vec::new());
+        self.unindexed = Some(Pending::default());
         let path = self.layout.state();
         self.state.save(&path).map_err(at(&path))
     }

@@ -67,7 +67,28 @@ pub struct Facts {
     pub resources: Vec<ResourceFacts>,
 }
 
+/// The namespaces of every element [`Facts`] reads.
+const NAMESPACES: [&str; 4] = [ns::DIDL, ns::DII, ns::MODOAI, ns::CRATE];
+
 impl Facts {
+    /// Whether `xml` can hold a fact: false when it names none of the DIDL, DII, modoai and
+    /// CRATE namespaces and has no character reference that could spell one. Reading an
+    /// `oai_dc` record back is then skipped.
+    ///
+    /// ```
+    /// use modoai_harvester::harvest::Facts;
+    ///
+    /// assert!(!Facts::may_hold(br#"<oai_dc:dc xmlns:oai_dc="http://www.openarchives.org/OAI/2.0/oai_dc/"/>"#));
+    /// assert!(Facts::may_hold(br#"<DIDL xmlns="urn:mpeg:mpeg21:2002:02-DIDL-NS"/>"#));
+    /// assert!(Facts::may_hold(br#"<DIDL xmlns="urn&#58;mpeg:mpeg21:2002:02-DIDL-NS"/>"#));
+    /// ```
+    pub fn may_hold(xml: &[u8]) -> bool {
+        NAMESPACES
+            .iter()
+            .chain(&["&#"])
+            .any(|needle| memchr::memmem::find(xml, needle.as_bytes()).is_some())
+    }
+
     /// Reads the facts; XML the parser already checked, so errors only end the reading early.
     pub fn read(xml: impl Read) -> Facts {
         let mut facts = Facts::default();

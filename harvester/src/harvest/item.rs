@@ -44,6 +44,9 @@ impl Harvester<'_> {
             return Ok(None);
         }
         let facts = match &mut xml {
+            Some(spool) if spool.in_memory().is_some_and(|b| !Facts::may_hold(b)) => {
+                Facts::default()
+            }
             Some(spool) => {
                 let reader = spool
                     .reader()

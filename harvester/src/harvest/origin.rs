@@ -10,6 +10,8 @@ use url::Url;
 pub(super) struct SiteRoot {
     /// `scheme://host[:port]/` of the endpoint, when it is an http(s) URL.
     root: Option<String>,
+    /// The root's origin, parsed once.
+    origin: Option<url::Origin>,
     /// An identifier was a URL of the endpoint's origin.
     same_origin: Cell<bool>,
     /// An identifier was the root URL itself: an OAI record holds it already.
@@ -22,8 +24,13 @@ impl SiteRoot {
             .ok()
             .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
             .map(|u| u.join("/").map_or_else(|_| u.to_string(), String::from));
+        let origin = root
+            .as_deref()
+            .and_then(|r| Url::parse(r).ok())
+            .map(|u| u.origin());
         SiteRoot {
             root,
+            origin,
             same_origin: Cell::new(false),
             is_record: Cell::new(false),
         }
@@ -31,13 +38,16 @@ impl SiteRoot {
 
     /// Notes a record's identifier.
     pub(super) fn see(&self, identifier: &str) {
-        let (Some(root), Ok(url)) = (&self.root, Url::parse(identifier)) else {
+        if self.is_record.get() {
+            return; // nothing left to learn
+        }
+        let (Some(root), Some(origin)) = (&self.root, &self.origin) else {
             return;
         };
-        let Ok(root_url) = Url::parse(root) else {
+        let Ok(url) = Url::parse(identifier) else {
             return;
         };
-        if url.origin() == root_url.origin() {
+        if url.origin() == *origin {
             self.same_origin.set(true);
             self.is_record
                 .set(self.is_record.get() || url.as_str() == root.as_str());

@@ -1,5 +1,6 @@
 //! The host part of the Google canonicaliser: IDNA 2003, dots, IPv4 forms.
 
+use std::cell::RefCell;
 use std::sync::LazyLock;
 
 use regex::bytes::Regex;
@@ -7,8 +8,25 @@ use regex::bytes::Regex;
 use super::escape::{escape_once, unescape_repeatedly};
 use super::url::{trim_end_byte, trim_start_byte};
 
+thread_local! {
+    /// The last host canonicalised and its result: the URLs of one harvest share a host or a
+    /// few, and IDNA and the IPv4 forms cost more than the rest of a key.
+    static LAST: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
 /// The host part of `GoogleURLCanonicalizer.canonicalize`.
 pub(super) fn canonical_host(host: &[u8]) -> Vec<u8> {
+    LAST.with_borrow_mut(|(input, output)| {
+        if input.as_slice() != host || input.is_empty() {
+            *output = canonicalize(host);
+            input.clear();
+            input.extend_from_slice(host);
+        }
+        output.clone()
+    })
+}
+
+fn canonicalize(host: &[u8]) -> Vec<u8> {
     let mut host = unescape_repeatedly(host);
     if !host.is_ascii() {
         if let Some(ascii) = idna_2003(&decode_utf8_ignore(&host)) {

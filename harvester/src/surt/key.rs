@@ -111,15 +111,24 @@ impl Parts {
         }
         if !self.path.is_empty() {
             self.path.make_ascii_lowercase();
-            self.path = strip_session_ids(&PATH_SESSION_IDS[..], &self.path, path_session_replace);
+            // Both patterns end in `.aspx…`: most paths need no regex at all.
+            if memchr::memmem::find(&self.path, b".aspx").is_some() {
+                self.path =
+                    strip_session_ids(&PATH_SESSION_IDS[..], &self.path, path_session_replace);
+            }
             if self.path.len() > 1 && self.path.ends_with(b"/") {
                 self.path.pop();
             }
         }
         if !self.query.is_empty() {
-            let query =
-                strip_session_ids(&QUERY_SESSION_IDS[..], &self.query, query_session_replace);
-            self.query = alpha_reorder_query(&query.to_ascii_lowercase());
+            let lower = self.query.to_ascii_lowercase();
+            let query = if may_hold_session_id(&lower) {
+                strip_session_ids(&QUERY_SESSION_IDS[..], &self.query, query_session_replace)
+                    .to_ascii_lowercase()
+            } else {
+                lower
+            };
+            self.query = alpha_reorder_query(&query);
         }
     }
 
@@ -149,6 +158,14 @@ impl Parts {
         // Everything but the scheme was percent-escaped to ASCII, and the scheme is ASCII.
         String::from_utf8(out).expect("a SURT key is ASCII")
     }
+}
+
+/// Whether a lower-cased query has the literal one of the query session-id patterns needs
+/// (`sid=` ends `phpsessid=` too).
+fn may_hold_session_id(query: &[u8]) -> bool {
+    [&b"jsessionid="[..], b"sid=", b"aspsessionid", b"cfid="]
+        .iter()
+        .any(|needle| memchr::memmem::find(query, needle).is_some())
 }
 
 static WWW: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(?-u)www[0-9]*\.").unwrap());

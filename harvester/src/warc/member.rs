@@ -4,7 +4,8 @@
 
 use std::io::{self, Write};
 
-use flate2::{Compress, Crc, FlushCompress, Status};
+use crc32fast::Hasher as Crc;
+use flate2::{Compress, FlushCompress, Status};
 
 use super::compress::Compression;
 
@@ -52,6 +53,7 @@ impl Deflaters {
             out,
             buf: &mut self.out,
             crc: Crc::new(),
+            len: 0,
         };
         write_block(&mut member)?;
         member.finish()?;
@@ -67,6 +69,8 @@ struct Member<'a> {
     out: &'a mut dyn Write,
     buf: &'a mut Vec<u8>,
     crc: Crc,
+    /// Bytes taken, for the trailer's ISIZE.
+    len: u32,
 }
 
 impl Member<'_> {
@@ -94,7 +98,8 @@ impl Member<'_> {
         while self.step(&[], FlushCompress::Finish)?.1 != Status::StreamEnd {
             self.drain()?;
         }
-        let trailer = [self.crc.sum(), self.crc.amount()];
+        // CRC-32 and the size modulo 2^32 (RFC 1952's ISIZE).
+        let trailer = [self.crc.clone().finalize(), self.len];
         for word in trailer {
             self.buf.extend_from_slice(&word.to_le_bytes());
         }
@@ -111,6 +116,7 @@ impl Write for Member<'_> {
             let (used, _) = self.step(data, FlushCompress::None)?;
             if used > 0 {
                 self.crc.update(&data[..used]);
+                self.len = self.len.wrapping_add(used as u32);
                 return Ok(used);
             }
             // No room for output: write the buffer on and go again.

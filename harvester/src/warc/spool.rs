@@ -57,6 +57,11 @@ impl Spool {
         self.hasher.clone().finish()
     }
 
+    /// The bytes, when they stayed in memory.
+    pub(crate) fn in_memory(&self) -> Option<&[u8]> {
+        self.file.is_none().then_some(&self.mem[..])
+    }
+
     /// The first `n` bytes (fewer if the payload is shorter).
     pub(crate) fn head(&mut self, n: usize) -> io::Result<Vec<u8>> {
         match &mut self.file {
