@@ -1,4 +1,4 @@
-//! The ledger: one JSON line per harvested item, appended right after the item's WARC records.
+//! The ledger: one JSON line per harvested item (its form: `compact.rs`), appended right after the item's WARC records.
 //!
 //! It is the archive's memory of what it holds. A line is written only after every record of its
 //! item is in the WARC file, so after a crash the WARC bytes past the last line's records belong
@@ -17,7 +17,11 @@ use crate::surt::surt;
 use crate::warc::{RecordRef, RecordType};
 
 /// One harvested item: an OAI record of one endpoint and format, at one datestamp.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Its ledger line is JSON without the fields the rest of the line gives again (see
+/// `compact.rs`); lines with every field, written before, read the same.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(from = "super::compact::StoredEntry")]
 pub struct Entry {
     /// The endpoint's base URL.
     pub endpoint: String,
@@ -28,23 +32,18 @@ pub struct Entry {
     /// The datestamp as the endpoint sent it.
     pub datestamp: String,
     /// `status="deleted"`.
-    #[serde(default)]
     pub deleted: bool,
     /// The record's setSpecs.
-    #[serde(default)]
     pub sets: Vec<String>,
     /// When it was harvested (`WARC-Date`).
     pub harvested: String,
     /// Payload bytes archived for the item (decoded files, or the metadata XML).
-    #[serde(default)]
     pub bytes: u64,
     /// Fixity problems found (digest mismatches); empty when every check passed or none applied.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fixity_errors: Vec<String>,
     /// The WARC records written for the item, in file order, all in one file.
     pub records: Vec<Written>,
     /// An OAI record, or a page of the endpoint's site (written only when not an item).
-    #[serde(default, skip_serializing_if = "EntryKind::is_item")]
     pub kind: EntryKind,
 }
 

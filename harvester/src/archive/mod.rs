@@ -17,6 +17,7 @@
 //! end of the last item the ledger knows (an item written without its ledger line is harvested
 //! again), then checked and closed; ledger lines not yet in the index are indexed.
 
+mod compact;
 mod error;
 mod history;
 mod layout;

@@ -108,7 +108,11 @@ pub fn validate_field(name: &str, value: &str) -> io::Result<()> {
 /// C1 characters are U+0080–U+009F, `C2 80`–`C2 9F` in UTF-8.
 fn has_control(value: &str) -> bool {
     let b = value.as_bytes();
-    b.iter().any(|&x| (x < 0x20 && x != b'\t') || x == 0x7f)
+    // Most values have no byte below 0x20, no DEL and no 0xC2: one pass the compiler vectorises.
+    let suspect = b.iter().fold(false, |seen, &x| {
+        seen | (x < 0x20) | (x == 0x7f) | (x == 0xC2)
+    });
+    suspect && b.iter().any(|&x| (x < 0x20 && x != b'\t') || x == 0x7f)
         || b.windows(2)
             .any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]))
 }
