@@ -252,3 +252,71 @@ fn repair_of_a_folder_that_is_no_archive_exits_2() {
         "nothing created"
     );
 }
+
+/// A ledger line with every field written out, as earlier versions wrote them.
+fn every_field(e: &modoai_harvester::archive::Entry) -> String {
+    serde_json::json!({
+        "endpoint": e.endpoint, "prefix": e.prefix, "identifier": e.identifier,
+        "datestamp": e.datestamp, "deleted": e.deleted, "sets": e.sets,
+        "harvested": e.harvested, "bytes": e.bytes, "records": e.records, "kind": e.kind,
+    })
+    .to_string()
+}
+
+/// An archive whose ledger lines carry every field (as earlier versions wrote them) reads the
+/// same: `inspect` lists the same parts, and a full re-harvest finds every item already held.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ledger_with_every_field_written_out_still_reads() {
+    let site = TestSite::empty();
+    site.write("a.txt", b"alpha\n", Some(1_700_000_000));
+    site.write("dir/b.html", b"<p>b</p>\n", Some(1_700_000_100));
+    let server = Server::start(site.path(), |c| c.page_size(5)).await;
+    let work = tempfile::tempdir().unwrap();
+    let archive = work.path().join("archive");
+    let a = s(&archive).to_owned();
+    let oai = server.oai.clone();
+    let harvest = move || {
+        let args = [
+            "harvest",
+            &oai,
+            "--archive",
+            &a,
+            "--metadata-prefix",
+            "oai_didl",
+        ];
+        run(&[&args[..], &["--full"]].concat(), 0).0
+    };
+    let first = blocking(harvest.clone()).await;
+    assert!(first.contains("2 archived"), "{first}");
+    let a = s(&archive).to_owned();
+    let parts = move || run(&["inspect", "archive", &a, "--parts", "--json"], 0).0;
+    let before = blocking(parts.clone()).await;
+
+    let path = archive.join("ledger.jsonl");
+    let compact = std::fs::read_to_string(&path).unwrap();
+    let entries: Vec<modoai_harvester::archive::Entry> = compact
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let full: String = entries.iter().map(|e| every_field(e) + "\n").collect();
+    assert!(
+        full.len() > compact.len() * 5 / 4,
+        "the lines written now are shorter: {} vs {} bytes",
+        compact.len(),
+        full.len()
+    );
+    std::fs::write(&path, &full).unwrap();
+    // The state counts the ledger's bytes already in the CDXJ index: all of them, as before.
+    let state_path = archive.join("state.json");
+    let mut state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&state_path).unwrap()).unwrap();
+    state["indexed"] = full.len().into();
+    std::fs::write(&state_path, state.to_string()).unwrap();
+
+    assert_eq!(blocking(parts).await, before, "the same parts");
+    let again = blocking(harvest).await;
+    assert!(again.contains("0 archived"), "{again}");
+    assert_eq!(ledger(&archive).len(), 2, "no item twice");
+    archive_check(&archive);
+    server.stop().await;
+}
