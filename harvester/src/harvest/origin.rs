@@ -44,6 +44,10 @@ impl SiteRoot {
         let (Some(root), Some(origin)) = (&self.root, &self.origin) else {
             return;
         };
+        if plainly_below(root, identifier) {
+            self.same_origin.set(true);
+            return;
+        }
         let Ok(url) = Url::parse(identifier) else {
             return;
         };
@@ -62,6 +66,24 @@ impl SiteRoot {
     }
 }
 
+/// Whether `identifier` is `root` (`scheme://host[:port]/`, as the URL parser writes it)
+/// followed by a path that cannot come back to the root: not empty, no dot segment, no
+/// percent sign, backslash, space or control character. Such an identifier has the root's
+/// origin and is not the root, without parsing it.
+fn plainly_below(root: &str, identifier: &str) -> bool {
+    let Some(rest) = identifier.strip_prefix(root) else {
+        return false;
+    };
+    let path = rest.split(['?', '#']).next().unwrap_or_default();
+    !path.is_empty()
+        && rest
+            .bytes()
+            .all(|b| b > b' ' && b != 0x7f && !matches!(b, b'%' | b'\\'))
+        && !path
+            .split('/')
+            .any(|segment| segment == "." || segment == "..")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,5 +100,35 @@ mod tests {
         site.see("http://127.0.0.1:8080/");
         assert_eq!(site.to_capture(), None, "an OAI record holds it already");
         assert_eq!(SiteRoot::new("urn:x:y").to_capture(), None);
+    }
+
+    #[test]
+    fn the_shortcut_agrees_with_the_url_parser() {
+        let root = "http://127.0.0.1:8080/";
+        let origin = Url::parse(root).unwrap().origin();
+        for id in [
+            "http://127.0.0.1:8080/docs/a.pdf",
+            "http://127.0.0.1:8080/a.b/c.txt?x=1#y",
+            "http://127.0.0.1:8080/.",
+            "http://127.0.0.1:8080/a/..",
+            "http://127.0.0.1:8080/a/../",
+            "http://127.0.0.1:8080/%2e",
+            "http://127.0.0.1:8080/\\",
+            "http://127.0.0.1:8080/\t",
+            "http://127.0.0.1:8080/?",
+            "http://127.0.0.1:8080/#",
+            "http://127.0.0.1:8080/",
+            "http://127.0.0.1:8080",
+            "http://127.0.0.1:80800/x",
+        ] {
+            if plainly_below(root, id) {
+                let url = Url::parse(id).unwrap();
+                assert_eq!(url.origin(), origin, "{id}");
+                assert_ne!(url.as_str(), root, "{id}");
+            }
+        }
+        assert!(plainly_below(root, "http://127.0.0.1:8080/docs/a.pdf"));
+        assert!(!plainly_below(root, "http://127.0.0.1:8080/a/.."));
+        assert!(!plainly_below(root, "http://127.0.0.1:8080/"));
     }
 }
