@@ -36,6 +36,7 @@ pub mod observe;
 mod own;
 mod plugins;
 mod policy;
+mod recycle;
 mod server;
 mod service;
 pub mod site;

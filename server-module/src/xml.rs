@@ -68,12 +68,9 @@ impl Xml {
         self.w.get_ref().len()
     }
 
-    /// Takes what was written so far, leaving a buffer of `capacity` bytes to write on.
-    pub(crate) fn take_leaving(&mut self, capacity: usize) -> Bytes {
-        Bytes::from(std::mem::replace(
-            self.w.get_mut(),
-            Vec::with_capacity(capacity),
-        ))
+    /// Takes what was written so far, leaving `next` (an empty buffer) to write on.
+    pub(crate) fn take_leaving(&mut self, next: Vec<u8>) -> Vec<u8> {
+        std::mem::replace(self.w.get_mut(), next)
     }
 
     /// Takes what was written so far.

@@ -9,6 +9,7 @@ use modoai_protocol::{ns, Datestamp, OaiError};
 use tokio::sync::mpsc;
 
 use crate::fetch::BoxError;
+use crate::recycle::Recycler;
 use crate::xml::Xml;
 
 /// The body of every response modoai writes itself.
@@ -19,6 +20,9 @@ pub(crate) const TEXT_XML: &str = "text/xml; charset=UTF-8";
 
 /// Frames are sent once this many bytes are buffered (a few Base64 runs: fewer, larger writes).
 pub(crate) const FRAME: usize = 256 * 1024;
+
+/// Frames queued between a response's producer and its connection.
+const IN_FLIGHT: usize = 4;
 
 /// Opens the envelope: declaration, root element, responseDate and the request element.
 /// `echo` holds the arguments to repeat as attributes (none for badVerb and badArgument).
@@ -124,6 +128,7 @@ pub(crate) enum Halt {
 pub(crate) struct Sink {
     pub(crate) xml: Xml,
     tx: mpsc::Sender<Result<Bytes, BoxError>>,
+    buffers: Recycler,
 }
 
 impl Sink {
@@ -136,8 +141,12 @@ impl Sink {
     }
 
     async fn send(&mut self) -> Result<(), Halt> {
-        // The next frame's buffer is allocated once, at its full size.
-        let bytes = self.xml.take_leaving(FRAME + FRAME / 2);
+        // The next frame's buffer has its full size from the start (one that hyper has written
+        // and dropped, once there is one).
+        let mut next = self.buffers.buffer();
+        next.clear();
+        let full = self.xml.take_leaving(next);
+        let bytes = self.buffers.hand_out(full);
         self.tx.send(Ok(bytes)).await.map_err(|_| Halt::Gone)
     }
 
@@ -165,8 +174,13 @@ where
     F: FnOnce(Sink) -> Fut + Send + 'static,
     Fut: Future<Output = (Sink, Result<(), Halt>)> + Send + 'static,
 {
-    let (tx, rx) = mpsc::channel(4);
-    let sink = Sink { xml: head, tx };
+    let (tx, rx) = mpsc::channel(IN_FLIGHT);
+    let sink = Sink {
+        xml: head,
+        tx,
+        // The frames in the channel, those hyper holds (up to two), and two written already.
+        buffers: Recycler::new(IN_FLIGHT + 4, FRAME + FRAME / 2),
+    };
     tokio::spawn(async move {
         match produce(sink).await {
             (mut sink, Ok(())) => {

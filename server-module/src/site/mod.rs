@@ -7,5 +7,6 @@
 
 mod service;
 mod small;
+mod stream;
 
 pub use service::{SiteBody, SiteService};

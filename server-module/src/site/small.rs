@@ -1,6 +1,7 @@
-//! Plain GETs of small files in one step: resolved, opened and read on one blocking thread and
-//! answered from memory, instead of the general file service's hop to a blocking thread for each
-//! of open, metadata and read. Requests with `Range` or date conditions take the general path.
+//! Plain GETs in one step: a small file opened, read and answered from memory, instead of the
+//! general file service's hop to a blocking thread for each of open, metadata and read; a larger
+//! one streamed ([`super::stream`]). Requests with `Range` or date conditions take the general
+//! path.
 
 use std::fs::Metadata;
 use std::io::Read;
@@ -27,8 +28,29 @@ pub(super) fn is_plain(method: &Method, headers: &HeaderMap) -> bool {
             .any(|h| headers.contains_key(h))
 }
 
+/// The 200 answer to a plain GET of the file at `file` (`meta` its metadata): a small file read
+/// now, a larger one streamed ([`super::stream`]); `None` when it cannot be opened or read (the
+/// general path answers then).
+pub(super) fn answer(
+    file: &Path,
+    meta: &Metadata,
+    mime: &str,
+    etag: &str,
+) -> Option<Response<SiteBody>> {
+    if meta.len() > SMALL {
+        let opened = std::fs::File::open(file).ok()?;
+        let len = opened.metadata().ok()?.len();
+        let body = super::stream::body(opened, len);
+        return Some(response(body, len, mime, etag, meta));
+    }
+    let bytes = read(file, meta)?;
+    let len = bytes.len() as u64;
+    let body = Full::new(bytes).map_err(|e| match e {}).boxed_unsync();
+    Some(response(body, len, mime, etag, meta))
+}
+
 /// The bytes of the small file at `file` (`meta` its metadata), or `None` for a larger one.
-pub(super) fn read(file: &Path, meta: &Metadata) -> Option<Bytes> {
+fn read(file: &Path, meta: &Metadata) -> Option<Bytes> {
     if meta.len() > SMALL {
         return None;
     }
@@ -41,15 +63,15 @@ pub(super) fn read(file: &Path, meta: &Metadata) -> Option<Bytes> {
     (bytes.len() as u64 <= SMALL).then(|| Bytes::from(bytes))
 }
 
-/// The 200 answer with `bytes`, with the headers the general path sends.
-pub(super) fn response(
-    bytes: Bytes,
+/// The 200 answer with `body` of `len` bytes, with the headers the general path sends.
+fn response(
+    body: SiteBody,
+    len: u64,
     mime: &str,
     etag: &str,
     meta: &Metadata,
 ) -> Response<SiteBody> {
-    let len = bytes.len();
-    let mut res = Response::new(Full::new(bytes).map_err(|e| match e {}).boxed_unsync());
+    let mut res = Response::new(body);
     let h = res.headers_mut();
     let mime =
         HeaderValue::from_str(mime).unwrap_or(HeaderValue::from_static(crate::mime::OCTET_STREAM));
