@@ -112,9 +112,10 @@ fn has_control(value: &str) -> bool {
     let suspect = b.iter().fold(false, |seen, &x| {
         seen | (x < 0x20) | (x == 0x7f) | (x == 0xC2)
     });
-    suspect && b.iter().any(|&x| (x < 0x20 && x != b'\t') || x == 0x7f)
-        || b.windows(2)
-            .any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]))
+    suspect
+        && (b.iter().any(|&x| (x < 0x20 && x != b'\t') || x == 0x7f)
+            || b.windows(2)
+                .any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1])))
 }
 
 /// Fields the writer sets itself; callers may not pass them as extra headers.
