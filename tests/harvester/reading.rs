@@ -283,8 +283,9 @@ async fn a_ledger_with_every_field_written_out_still_reads() {
             &a,
             "--metadata-prefix",
             "oai_didl",
+            "--full",
         ];
-        run(&[&args[..], &["--full"]].concat(), 0).0
+        run(&args, 0).0
     };
     let first = blocking(harvest.clone()).await;
     assert!(first.contains("2 archived"), "{first}");

@@ -16,8 +16,9 @@ use serde::{Deserialize, Serialize, Serializer};
 use super::ledger::{Entry, EntryKind, Written};
 use crate::warc::RecordType;
 
-/// The `GetRecord` URL of the item: the target of its metadata records.
-fn get_record(endpoint: &str, prefix: &str, identifier: &str) -> String {
+/// The `GetRecord` URL of an item: the target of its metadata records. The harvest names its
+/// records with it, and a ledger line leaves out a `uri` equal to it.
+pub(crate) fn get_record_url(endpoint: &str, prefix: &str, identifier: &str) -> String {
     request_url(
         endpoint,
         Verb::GetRecord,
@@ -70,7 +71,7 @@ struct LineRecord<'a> {
 
 impl Serialize for Entry {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let get_record = get_record(&self.endpoint, &self.prefix, &self.identifier);
+        let get_record = get_record_url(&self.endpoint, &self.prefix, &self.identifier);
         let date = digits14(&self.harvested);
         let first_file = self.records.first().map(|r| r.file.as_str());
         let records = self
@@ -146,7 +147,7 @@ struct StoredRecord {
 
 impl From<StoredEntry> for Entry {
     fn from(e: StoredEntry) -> Entry {
-        let get_record = || get_record(&e.endpoint, &e.prefix, &e.identifier);
+        let get_record = || get_record_url(&e.endpoint, &e.prefix, &e.identifier);
         let date = digits14(&e.harvested).unwrap_or_default();
         let first_file = e
             .records

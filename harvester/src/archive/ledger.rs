@@ -1,4 +1,5 @@
-//! The ledger: one JSON line per harvested item (its form: `compact.rs`), appended right after the item's WARC records.
+//! The ledger: one JSON line per harvested item (its form: `compact.rs`), appended right after
+//! the item's WARC records.
 //!
 //! It is the archive's memory of what it holds. A line is written only after every record of its
 //! item is in the WARC file, so after a crash the WARC bytes past the last line's records belong

@@ -31,6 +31,7 @@ mod recovery;
 mod report;
 mod state;
 
+pub(crate) use compact::get_record_url;
 pub use error::ArchiveError;
 pub use history::{Deletion, Timeline};
 pub use layout::{ArchiveLayout, NotAnArchive};

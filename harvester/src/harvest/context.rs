@@ -6,7 +6,7 @@ use modoai_protocol::Verb;
 
 use super::origin::SiteRoot;
 use super::HarvestOptions;
-use crate::archive::{ListKey, Running};
+use crate::archive::{get_record_url, ListKey, Running};
 use crate::client::Client;
 use crate::parse::Header;
 use crate::warc::WarcFields;
@@ -70,14 +70,7 @@ impl Context {
 
     /// The GetRecord URL of a record in this format.
     pub(super) fn get_record(&self, header: &Header) -> String {
-        request_url(
-            self.endpoint(),
-            Verb::GetRecord,
-            &[
-                ("identifier", &header.identifier),
-                ("metadataPrefix", self.prefix()),
-            ],
-        )
+        get_record_url(self.endpoint(), self.prefix(), &header.identifier)
     }
 }
 
