@@ -2,7 +2,8 @@
 //! is full and what to do, counts only the items it stored whole, and the same command continues
 //! once there is room. The file system is a real one that runs out of space: a small tmpfs,
 //! grown after each failure (`mount -o remount,size=…`), so the runs stop at different points
-//! (WARC records, ledger lines, the state, the index).
+//! (WARC records, ledger lines, the state, the index), for large payloads and for small items
+//! stored in batches.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -62,29 +63,19 @@ fn archived(summary: &str) -> usize {
     before.rsplit(' ').next().unwrap().parse().expect(summary)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_full_disk_stops_cleanly_and_the_next_run_continues() {
-    let Ok(fs) = Tmpfs::mount(768).map_err(|e| {
+/// Harvests `site` in `prefix` into a tmpfs of `kib` KiB, grown by `step` KiB after each run
+/// that stops on the full disk, until a run completes; checks each stop's message and counts,
+/// then the archive. Returns how many times the disk filled up.
+async fn fill_up(site: &TestSite, page_size: usize, prefix: &str, kib: u64, step: u64) -> usize {
+    let Ok(fs) = Tmpfs::mount(kib).map_err(|e| {
         println!("SKIPPED: cannot mount a tmpfs to fill up (needs root and mount rights): {e}");
     }) else {
-        return;
+        return usize::MAX;
     };
-    let mut rng = rand::rngs::StdRng::seed_from_u64(15);
-    let site = TestSite::empty();
-    for i in 0..30u32 {
-        // Incompressible, so the WARC files grow by what they hold.
-        let len = rng.random_range(60_000..200_000);
-        let bytes: Vec<u8> = (0..len).map(|_| rng.random()).collect();
-        site.write(
-            &format!("f{i:02}.bin"),
-            &bytes,
-            Some(1_700_000_000 + u64::from(i)),
-        );
-    }
-    let server = Server::start(site.path(), |c| c.page_size(4)).await;
+    let server = Server::start(site.path(), |c| c.page_size(page_size)).await;
     let archive: PathBuf = fs.path().join("archive");
     let a = archive.to_str().unwrap().to_owned();
-    let oai = server.oai.clone();
+    let (oai, prefix) = (server.oai.clone(), prefix.to_owned());
     let args = move || {
         let args = [
             "harvest",
@@ -92,11 +83,11 @@ async fn a_full_disk_stops_cleanly_and_the_next_run_continues() {
             "--archive",
             a.as_str(),
             "--metadata-prefix",
-            "oai_didl",
+            prefix.as_str(),
         ];
         args.map(str::to_owned)
     };
-    let (mut size, mut stops, mut held) = (768, 0, 0);
+    let (mut size, mut stops, mut held) = (kib, 0, 0);
     loop {
         let args = args();
         let out =
@@ -116,14 +107,52 @@ async fn a_full_disk_stops_cleanly_and_the_next_run_continues() {
         assert!(all.contains("run the same command again"), "{all}");
         stops += 1;
         assert!(stops < 40, "never finished:\n{all}");
-        size += 512;
+        size += step;
         fs.grow(size);
     }
-    assert!(stops >= 3, "the disk filled up {stops} times only");
     let files = site_files(site.path(), &server.base);
     assert_each_file_once(&archive, &files);
     // warcio finds every record whole, and no record the index does not list.
     archive_check(&archive);
     pywb_replay(&archive, &files[..3], &[]);
     server.stop().await;
+    stops
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_stops_cleanly_and_the_next_run_continues() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(15);
+    let site = TestSite::empty();
+    for i in 0..30u32 {
+        // Incompressible, so the WARC files grow by what they hold.
+        let len = rng.random_range(60_000..200_000);
+        let bytes: Vec<u8> = (0..len).map(|_| rng.random()).collect();
+        site.write(
+            &format!("f{i:02}.bin"),
+            &bytes,
+            Some(1_700_000_000 + u64::from(i)),
+        );
+    }
+    let stops = fill_up(&site, 4, "oai_didl", 768, 512).await;
+    assert!(stops >= 3, "the disk filled up {stops} times only");
+}
+
+/// Small items are stored in batches (their records, then their ledger lines, written
+/// together): a batch that does not fit is counted and kept whole or not at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_amid_batches_of_small_items_loses_and_counts_none() {
+    let site = TestSite::empty();
+    for i in 0..200u32 {
+        let text = format!(
+            "note {i}: {}\n",
+            "words of a small file ".repeat(1 + i as usize % 7)
+        );
+        site.write(
+            &format!("n{i:03}.txt"),
+            text.as_bytes(),
+            Some(1_700_000_000 + u64::from(i)),
+        );
+    }
+    let stops = fill_up(&site, 50, "oai_didl", 160, 128).await;
+    assert!(stops >= 3, "the disk filled up {stops} times only");
 }

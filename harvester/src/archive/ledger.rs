@@ -130,7 +130,10 @@ impl Entry {
 pub(crate) struct Ledger {
     path: PathBuf,
     file: File,
+    /// Bytes in the file.
     len: u64,
+    /// Lines staged in memory, to follow the file's `len` bytes: [`Ledger::write_staged`].
+    staged: Vec<u8>,
 }
 
 impl Ledger {
@@ -176,32 +179,62 @@ impl Ledger {
             path: path.to_owned(),
             file,
             len: good,
+            staged: Vec::new(),
         };
         Ok(ledger)
     }
 
-    /// The entry at byte `offset`.
+    /// The entry at byte `offset` (in the file, or staged).
     pub(crate) fn read_at(&self, offset: u64) -> io::Result<Entry> {
-        let mut reader = BufReader::new(File::open(&self.path)?);
-        reader.seek(SeekFrom::Start(offset))?;
         let mut line = Vec::new();
-        reader.read_until(b'\n', &mut line)?;
+        match offset.checked_sub(self.len) {
+            Some(at) => {
+                let staged = self.staged.get(at as usize..).unwrap_or_default();
+                let end = memchr::memchr(b'\n', staged).unwrap_or(staged.len());
+                line.extend_from_slice(&staged[..end]);
+            }
+            None => {
+                let mut reader = BufReader::new(File::open(&self.path)?);
+                reader.seek(SeekFrom::Start(offset))?;
+                reader.read_until(b'\n', &mut line)?;
+            }
+        }
         serde_json::from_slice(&line).map_err(io::Error::other)
     }
 
-    /// Appends one entry with a single `write`, so a crash leaves it whole or partial, never
-    /// mixed; returns its offset. A write that fails (a full disk) is cut back off the file.
-    pub(crate) fn append(&mut self, entry: &Entry) -> io::Result<u64> {
-        let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
-        line.push(b'\n');
-        if let Err(e) = self.file.write_all(&line) {
+    /// Adds one entry's line to those staged in memory; returns the offset it will have.
+    pub(crate) fn stage(&mut self, entry: &Entry) -> io::Result<u64> {
+        let offset = self.len + self.staged.len() as u64;
+        let start = self.staged.len();
+        if let Err(e) = serde_json::to_writer(&mut self.staged, entry) {
+            self.staged.truncate(start);
+            return Err(io::Error::other(e));
+        }
+        self.staged.push(b'\n');
+        Ok(offset)
+    }
+
+    /// Writes the staged lines with a single `write`, so a crash leaves the last one whole or
+    /// partial, never mixed (a partial line is cut off on opening). If that fails (a full disk), what was
+    /// written of them is cut back off the file and they are dropped.
+    pub(crate) fn write_staged(&mut self) -> io::Result<()> {
+        if self.staged.is_empty() {
+            return Ok(());
+        }
+        let result = self.file.write_all(&self.staged);
+        if result.is_ok() {
+            self.len += self.staged.len() as u64;
+        } else {
             // The file is in append mode: cutting it is enough to write on from `len`.
             let _ = self.file.set_len(self.len);
-            return Err(e);
         }
-        let offset = self.len;
-        self.len += line.len() as u64;
-        Ok(offset)
+        self.staged.clear();
+        result
+    }
+
+    /// Drops the staged lines unwritten.
+    pub(crate) fn drop_staged(&mut self) {
+        self.staged.clear();
     }
 
     /// Makes every appended entry durable.

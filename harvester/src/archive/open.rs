@@ -1,6 +1,9 @@
-//! An open archive: [`Archive`], locked, recovered on open, written item by item.
+//! An open archive: [`Archive`], locked, recovered on open, written item by item or in
+//! batches of items ([`batch`]).
 
-use std::collections::{HashMap, HashSet};
+mod batch;
+
+use std::collections::{hash_map, HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -15,6 +18,7 @@ use super::recovery::{self, Recovery};
 use super::{ArchiveError, ArchiveLayout, ArchiveOptions, Entry, State, Written};
 use crate::cdxj::CdxjIndex;
 use crate::warc::{RecordRef, RecordType, WarcFields, Writer, WriterConfig};
+use batch::{Learned, Staged};
 
 /// How often [`Archive::checkpoint_soon`] makes the archive durable: a handful of fsyncs a
 /// second, whatever the size of the pages.
@@ -51,6 +55,10 @@ pub struct Archive {
     /// all of the ledger past `state.indexed` (`None` until then): merged without reading the
     /// ledger back.
     unindexed: Option<Pending>,
+    /// A batch is open: ledger lines wait in memory ([`Archive::begin_batch`]).
+    batch: bool,
+    /// What the items committed since the last ledger write taught the archive.
+    staged: Option<Staged>,
 }
 
 impl Archive {
@@ -110,9 +118,11 @@ impl Archive {
             recovery,
             checkpointed: Instant::now(),
             unindexed: None,
+            batch: false,
+            staged: None,
         };
         for (key, originals) in known {
-            archive.learn(key, originals);
+            let _ = archive.learn(key, originals);
         }
         archive.update_index()?;
         Ok(archive)
@@ -197,25 +207,24 @@ impl Archive {
         warcinfo: impl FnOnce() -> WarcFields,
         f: impl FnOnce(&mut Writer) -> std::io::Result<T>,
     ) -> Result<T, ArchiveError> {
-        let warcs = self.layout.warcs();
-        self.writer(warcinfo).group(f).map_err(at(&warcs))
+        let (warcs, batch) = (self.layout.warcs(), self.batch);
+        let writer = self.writer(warcinfo);
+        writer.hold_groups(batch);
+        writer.group(f).map_err(at(&warcs))
     }
 
-    /// Records an item whose WARC records were just written (one ledger `write`). If the line
-    /// cannot be written, the WARC file is left `.open` for the next opening to cut back to the
-    /// last item the ledger has (as after a crash): an item is in the archive with its line or
-    /// not at all.
+    /// Records an item whose WARC records were just written: its ledger line is written at
+    /// once (one `write`, after the WARC records), or with the batch's lines at
+    /// [`end_batch`](Self::end_batch) while a batch is open. If the line cannot be written,
+    /// the WARC file is left `.open` for the next opening to cut back to the last item the
+    /// ledger has (as after a crash): an item is in the archive with its line or not at all.
     pub fn commit(&mut self, entry: &Entry) -> Result<(), ArchiveError> {
         let path = self.layout.ledger();
-        let offset = match self.ledger.append(entry) {
-            Ok(offset) => offset,
-            Err(e) => {
-                drop(self.writer.take());
-                return Err(ArchiveError::io(&path, e));
-            }
-        };
+        let offset = self.ledger.stage(entry).map_err(at(&path))?;
         let (key, originals) = remembered(offset, entry);
-        self.learn(key, originals);
+        let learned = self.learn(key, originals);
+        let staged = self.staged.get_or_insert_with(Staged::default);
+        staged.learned.push(learned);
         if let Some(pending) = &mut self.unindexed {
             let valid = entry
                 .records
@@ -226,14 +235,10 @@ impl Archive {
                 self.unindexed = None; // the merge reads the ledger and reports the line
             }
         }
-        if self.state.archive_id.is_none() {
-            // The item is in: a state that cannot be saved now (a full disk) is saved at the
-            // next checkpoint, or its id restored from the ledger on opening.
-            if let Err(e) = self.fix_archive_id() {
-                tracing::warn!("{e}");
-            }
+        match self.batch {
+            true => Ok(()),
+            false => self.write_staged(),
         }
-        Ok(())
     }
 
     /// Stores the archive id with the first archived item: from now on its PWIDs name it. The
@@ -249,6 +254,7 @@ impl Archive {
     /// Makes everything so far durable (WARC file, then ledger), then saves the state: after a
     /// crash the harvest continues from here.
     pub fn checkpoint(&mut self) -> Result<(), ArchiveError> {
+        self.write_staged()?;
         if let Some(w) = &mut self.writer {
             w.sync().map_err(at(&self.layout.warcs()))?;
         }
@@ -336,11 +342,19 @@ impl Archive {
         Ok(files)
     }
 
-    fn learn(&mut self, key: [u8; 20], originals: Vec<(u64, u64)>) {
-        self.seen.insert(key);
+    /// Remembers an item and the payloads it is the first capture of; returns what was new.
+    fn learn(&mut self, key: [u8; 20], originals: Vec<(u64, u64)>) -> Learned {
+        let mut learned = Learned {
+            key: self.seen.insert(key).then_some(key),
+            originals: Vec::new(),
+        };
         for (hash, offset) in originals {
-            self.originals.entry(hash).or_insert(offset);
+            if let hash_map::Entry::Vacant(v) = self.originals.entry(hash) {
+                v.insert(offset);
+                learned.originals.push(hash);
+            }
         }
+        learned
     }
 }
 

@@ -102,11 +102,14 @@ pub(super) fn run(
         .cancellation(cancel)
         .run(&options);
     bar.finish();
-    archive.close().context("cannot close the archive")?;
+    let closed = archive.close().context("cannot close the archive");
     let usage = result.error.as_ref().is_some_and(|e| e.is_usage());
+    // The items counted are in the ledger even if closing fails (its index or state): the
+    // summary says what the run stored either way.
     if !quiet && !usage {
         summary::print(&summary::render(&result))?;
     }
+    closed?;
     if args.index && !usage && !result.is_interrupted() {
         explore::index(&args.archive, quiet)?;
     }

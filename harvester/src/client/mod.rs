@@ -42,6 +42,6 @@ pub use config::{ClientConfig, DEFAULT_USER_AGENT};
 pub use error::FetchError;
 pub use fetch::{Client, FIRST_REQUEST_RETRIES, MAX_REDIRECTS};
 pub use host::host_key;
-pub use reader::BodyReader;
+pub use reader::{BodyReader, BodyStopper};
 pub use response::Response;
 pub use stats::Stats;

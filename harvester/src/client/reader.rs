@@ -5,6 +5,7 @@ use std::io::{self, BufRead, Read};
 use bytes::{Buf, Bytes};
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
 
 use super::body::BodyStream;
 use super::host::HostPermit;
@@ -29,6 +30,7 @@ enum Message {
 #[derive(Debug)]
 pub struct BodyReader {
     queue: mpsc::Receiver<Message>,
+    pump: AbortHandle,
     chunk: Bytes,
     state: State,
 }
@@ -43,12 +45,20 @@ enum State {
 impl BodyReader {
     pub(crate) fn spawn(body: BodyStream, permit: HostPermit, handle: &Handle) -> Self {
         let (sender, queue) = mpsc::channel(QUEUE);
-        handle.spawn(pump(body, permit, sender));
+        let pump = handle.spawn(pump(body, permit, sender)).abort_handle();
         Self {
             queue,
+            pump,
             chunk: Bytes::new(),
             state: State::Reading,
         }
+    }
+
+    /// A handle that ends the body early from another thread: a read waiting for data then
+    /// fails at once (with [`io::ErrorKind::Other`]), and the connection and the host slot are
+    /// freed.
+    pub fn stopper(&self) -> BodyStopper {
+        BodyStopper(self.pump.clone())
     }
 
     fn receive(&mut self) -> io::Result<()> {
@@ -67,6 +77,17 @@ impl BodyReader {
     fn fail(&mut self, error: io::Error) -> io::Error {
         self.state = State::Failed(error.kind(), error.to_string());
         error
+    }
+}
+
+/// Ends a [`BodyReader`]'s body early: [`BodyReader::stopper`].
+#[derive(Debug)]
+pub struct BodyStopper(AbortHandle);
+
+impl BodyStopper {
+    /// Ends the body; the reader's waiting or next read fails.
+    pub fn stop(&self) {
+        self.0.abort();
     }
 }
 

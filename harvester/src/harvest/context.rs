@@ -61,17 +61,18 @@ impl Context {
 
     /// The request of the page after `token` (only the verb and the token: OAI-PMH §3.5).
     pub(super) fn next_url(&self, token: &str) -> String {
-        request_url(
-            self.endpoint(),
-            Verb::ListRecords,
-            &[("resumptionToken", token)],
-        )
+        next_url(self.endpoint(), token)
     }
 
     /// The GetRecord URL of a record in this format.
     pub(super) fn get_record(&self, header: &Header) -> String {
         get_record_url(self.endpoint(), self.prefix(), &header.identifier)
     }
+}
+
+/// The request of the page after `token` at `endpoint`.
+pub(super) fn next_url(endpoint: &str, token: &str) -> String {
+    request_url(endpoint, Verb::ListRecords, &[("resumptionToken", token)])
 }
 
 fn warcinfo(o: &HarvestOptions, prefix: &str, client: &Client) -> WarcFields {

@@ -1,10 +1,10 @@
 //! One parsed record into the archive: skipped if held already, its inline payloads named and
 //! stored, or handed back to wait for its `ref` resources.
 
-use super::collect::Decoded;
 use super::context::Context;
 use super::harvester::Harvester;
-use super::refs::{is_http, spool_error, Deferred};
+use super::parsing::Parsed;
+use super::refs::{is_http, Deferred};
 use super::store::{Item, Payload};
 use super::{Facts, HarvestError, Summary};
 use crate::parse::Header;
@@ -15,11 +15,16 @@ impl Harvester<'_> {
     pub(super) fn item(
         &mut self,
         ctx: &Context,
-        header: Header,
-        mut xml: Option<Spool>,
-        resources: Vec<Decoded>,
+        parsed: Parsed,
         summary: &mut Summary,
     ) -> Result<Option<Deferred>, HarvestError> {
+        let Parsed {
+            header,
+            xml,
+            resources,
+            facts,
+            wants_refs,
+        } = parsed;
         summary.items += 1;
         ctx.site_root.see(&header.identifier);
         if header.identifier.is_empty() {
@@ -43,30 +48,10 @@ impl Harvester<'_> {
             self.progress.item(0);
             return Ok(None);
         }
-        let facts = match &mut xml {
-            Some(spool) if spool.in_memory().is_some_and(|b| !Facts::may_hold(b)) => {
-                Facts::default()
-            }
-            Some(spool) => {
-                let reader = spool
-                    .reader()
-                    .map_err(|source| spool_error(self.archive, source))?;
-                Facts::read(reader)
-            }
-            None => Facts::default(),
-        };
-        let refs = facts.didl
-            && resources.is_empty()
-            && ctx.fetch_refs
-            && !header.deleted
-            && facts
-                .resources
-                .iter()
-                .any(|r| r.reference.as_deref().is_some_and(is_http));
-        if refs {
+        if wants_refs {
             return Ok(Some(Deferred { header, facts, xml }));
         }
-        let primary = primary_uri(&header, &facts, &ctx.get_record(&header));
+        let primary = primary_uri(&header, &facts, || ctx.get_record(&header));
         let payloads = resources
             .into_iter()
             .enumerate()
@@ -135,7 +120,7 @@ impl Harvester<'_> {
 /// The URL a record's (first) inline payload is archived under: the OAI identifier if it is an
 /// http(s) URL (modoai's identifiers are the files' URLs), else a DIDL identifier or `ref` that
 /// is one, else the record's GetRecord URL.
-fn primary_uri(header: &Header, facts: &Facts, get_record: &str) -> String {
+fn primary_uri(header: &Header, facts: &Facts, get_record: impl FnOnce() -> String) -> String {
     std::iter::once(header.identifier.as_str())
         .chain(facts.identifiers.iter().map(String::as_str))
         .chain(
@@ -145,8 +130,7 @@ fn primary_uri(header: &Header, facts: &Facts, get_record: &str) -> String {
                 .filter_map(|r| r.reference.as_deref()),
         )
         .find(|u| is_http(u))
-        .unwrap_or(get_record)
-        .to_owned()
+        .map_or_else(get_record, str::to_owned)
 }
 
 /// The URL of the `n`th inline payload of one record.

@@ -26,6 +26,7 @@ mod net;
 mod options;
 mod origin;
 mod page;
+mod parsing;
 mod prefetch;
 mod refs;
 mod root;

@@ -1,27 +1,19 @@
-//! One page of a list: fetched, parsed as it arrives, its records stored (or deferred for their
-//! `ref` resources, fetched once the page has ended), and fetched again while it arrives broken.
+//! One page of a list: fetched, parsed as it arrives on a thread of its own ([`super::parsing`]),
+//! its records stored in order on this one (or deferred for their `ref` resources, fetched once
+//! the page has ended), and fetched again while it arrives broken.
 
-use std::io;
+use std::sync::mpsc::{self, Receiver};
+use std::thread;
 
-use modoai_protocol::{Datestamp, OaiError};
-
-use super::collect::Collector;
 use super::context::Context;
 use super::harvester::Harvester;
+use super::parsing::{parse_page, Broken, NextPage, Page, Parsed, QUEUE};
 use super::prefetch::Prefetch;
+use super::refs::Deferred;
+use super::summary::Archived;
 use super::{HarvestError, Summary};
 use crate::archive::ArchiveError;
-use crate::parse::{PageEvent, PageParser, ParseError, ResumptionToken};
-use crate::warc::{Spool, DEFAULT_SPOOL_THRESHOLD};
-
-/// One page's outcome.
-pub(super) struct Page {
-    pub(super) response_date: Option<Datestamp>,
-    pub(super) errors: Vec<OaiError>,
-    pub(super) token: Option<ResumptionToken>,
-    /// The request of the next page, when it could start before this page's checkpoint.
-    pub(super) next: Option<Prefetch>,
-}
+use crate::parse::ParseError;
 
 enum Failure {
     /// Worth fetching the page again.
@@ -80,58 +72,102 @@ impl Harvester<'_> {
                 .map(|response| response.into_reader(&self.handle)),
         }
         .map_err(Failure::Fatal)?;
+        let stopper = reader.stopper();
         let spool_dir = self.archive.layout().spool();
-        let new_spool = move || Spool::new(spool_dir.clone(), DEFAULT_SPOOL_THRESHOLD);
-        let mut collector = Collector::new(&new_spool);
-        let mut parser = PageParser::new(reader);
-        let mut page = Page {
-            response_date: None,
-            errors: Vec::new(),
-            token: None,
-            next: None,
+        let next_page = NextPage {
+            client: self.client.clone(),
+            handle: self.handle.clone(),
+            endpoint: ctx.endpoint().to_owned(),
+            fetch_refs: ctx.fetch_refs,
         };
+        let (sender, records) = mpsc::sync_channel(QUEUE);
         let mut deferred = Vec::new();
-        loop {
-            let event = match parser.next_event_with(&mut collector) {
-                Ok(Some(e)) => e,
-                Ok(None) => break,
-                Err(ParseError::Sink { source, .. }) => {
-                    let error = io::Error::new(source.kind(), source.to_string());
-                    let path = self.archive.layout().spool();
-                    return Err(Failure::Fatal(ArchiveError::io(&path, error).into()));
-                }
-                Err(e) => return Err(Failure::Retry(e)),
-            };
-            match event {
-                PageEvent::ResponseDate(d) => page.response_date = Some(d),
-                PageEvent::Error(e) => page.errors.push(e),
-                PageEvent::Token(t) => page.token = Some(t),
-                PageEvent::Record(record) => {
-                    let (xml, resources) = collector.take();
-                    if let Some(d) = self
-                        .item(ctx, record.header, xml, resources, summary)
-                        .map_err(Failure::Fatal)?
-                    {
-                        deferred.push(d);
-                    }
-                    // A safe point: the item is stored (or deferred, to be harvested again).
-                    self.net().check().map_err(Failure::Fatal)?;
-                }
-                _ => {}
+        let (stored, parsed) = thread::scope(|scope| {
+            let parsing = thread::Builder::new()
+                .name("modoai-parse".into())
+                .spawn_scoped(scope, move || {
+                    parse_page(reader, spool_dir, sender, next_page)
+                })
+                .expect("a thread for parsing the page");
+            let stored = self.store_page(ctx, records, &mut deferred, summary);
+            if stored.is_err() {
+                // The parsing thread may wait for body bytes that are no longer wanted.
+                stopper.stop();
             }
-        }
-        drop(parser);
-        // The body has ended and its host slot is free: the next page can be asked for now.
-        // Not when `ref` resources are still to fetch: they may need the same host's slot.
-        if deferred.is_empty() && page.errors.is_empty() {
-            let next = page.token.as_ref().filter(|t| !t.is_final());
-            page.next =
-                next.map(|t| Prefetch::start(&self.client, &self.handle, ctx.next_url(&t.token)));
-        }
+            let parsed = parsing
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (stored, parsed)
+        });
+        stored.map_err(Failure::Fatal)?;
+        let page = match parsed {
+            Ok(page) => page,
+            Err(Broken::Page(e)) => return Err(Failure::Retry(e)),
+            Err(Broken::Spool(error)) => {
+                let path = self.archive.layout().spool();
+                return Err(Failure::Fatal(ArchiveError::io(&path, error).into()));
+            }
+        };
         for d in deferred {
             self.net().check().map_err(Failure::Fatal)?;
             self.fetch_refs(ctx, d, summary).map_err(Failure::Fatal)?;
         }
         Ok(page)
+    }
+
+    /// Stores the records of a page as the parsing thread hands them over, in order, a batch
+    /// at a time (written together: [`Archive::end_batch`](crate::archive::Archive::end_batch));
+    /// a record waiting for its `ref` resources goes to `deferred`. Consumes the queue, so that
+    /// an early return (an error, an interruption) makes the parsing thread stop.
+    fn store_page(
+        &mut self,
+        ctx: &Context,
+        records: Receiver<Vec<Parsed>>,
+        deferred: &mut Vec<Deferred>,
+        summary: &mut Summary,
+    ) -> Result<(), HarvestError> {
+        for batch in records {
+            let before = Archived::of(summary);
+            self.archive.begin_batch();
+            let stored = self.store_batch(ctx, batch, deferred, summary);
+            let written = match stored {
+                Ok(()) => self.archive.end_batch().map_err(HarvestError::from),
+                // Interrupted between two items: the items before are kept.
+                Err(HarvestError::Interrupted) => (self.archive.end_batch())
+                    .map_err(HarvestError::from)
+                    .and(Err(HarvestError::Interrupted)),
+                Err(e) => {
+                    self.archive.abandon_batch();
+                    Err(e)
+                }
+            };
+            match written {
+                Err(HarvestError::Interrupted) => return Err(HarvestError::Interrupted),
+                Err(e) => {
+                    // None of the batch's items is in the archive: the next run takes them.
+                    before.restore(summary);
+                    return Err(e);
+                }
+                Ok(()) => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn store_batch(
+        &mut self,
+        ctx: &Context,
+        batch: Vec<Parsed>,
+        deferred: &mut Vec<Deferred>,
+        summary: &mut Summary,
+    ) -> Result<(), HarvestError> {
+        for parsed in batch {
+            if let Some(d) = self.item(ctx, parsed, summary)? {
+                deferred.push(d);
+            }
+            // A safe point: the item is stored (or deferred, to be harvested again).
+            self.net().check()?;
+        }
+        Ok(())
     }
 }

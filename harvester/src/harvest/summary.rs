@@ -49,6 +49,36 @@ pub struct Summary {
     pub error: Option<HarvestError>,
 }
 
+/// The figures of what is archived, to put back when a batch of items is not.
+#[derive(Clone, Copy)]
+pub(super) struct Archived {
+    archived: u64,
+    deleted: u64,
+    revisits: u64,
+    bytes: u64,
+    fixity_errors: u64,
+}
+
+impl Archived {
+    pub(super) fn of(s: &Summary) -> Self {
+        Archived {
+            archived: s.archived,
+            deleted: s.deleted,
+            revisits: s.revisits,
+            bytes: s.bytes,
+            fixity_errors: s.fixity_errors,
+        }
+    }
+
+    pub(super) fn restore(self, s: &mut Summary) {
+        s.archived = self.archived;
+        s.deleted = self.deleted;
+        s.revisits = self.revisits;
+        s.bytes = self.bytes;
+        s.fixity_errors = self.fixity_errors;
+    }
+}
+
 impl Summary {
     /// The list was harvested to its end.
     pub fn is_complete(&self) -> bool {

@@ -98,6 +98,8 @@ pub struct Writer {
     closed: Vec<PathBuf>,
     /// Inside [`Writer::group`]: no rotation.
     hold: bool,
+    /// Groups stay in the buffer for [`Writer::flush`] ([`Writer::hold_groups`]).
+    hold_groups: bool,
 }
 
 /// The block of a record being written.
@@ -116,6 +118,7 @@ impl Writer {
             last: None,
             closed: Vec::new(),
             hold: false,
+            hold_groups: false,
         }
     }
 
@@ -176,11 +179,29 @@ impl Writer {
             return result;
         };
         // The group's records go to the file together, before the caller records them.
-        let result = result.and_then(|r| file.flush().map(|()| r));
+        let result = match self.hold_groups {
+            true => result,
+            false => result.and_then(|r| file.flush().map(|()| r)),
+        };
         if result.is_err() {
             file.cut(start)?;
         }
         result
+    }
+
+    /// While `on`, a [`group`](Self::group) leaves its records in the buffer (256 KiB, written
+    /// when full) for [`flush`](Self::flush), so that the records of many groups leave in one
+    /// `write`; a group that fails may then take earlier groups' buffered records with it.
+    pub fn hold_groups(&mut self, on: bool) {
+        self.hold_groups = on;
+    }
+
+    /// Puts the buffered records in the file.
+    pub fn flush(&mut self) -> io::Result<()> {
+        match &mut self.file {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
     }
 
     /// Writes a `metadata` record (`application/warc-fields`) describing `describes`, at its

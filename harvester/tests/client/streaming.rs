@@ -1,5 +1,5 @@
 //! Bodies: a 100 MiB stream through the blocking reader with bounded buffering, use from a
-//! blocking thread, `bytes` limits, and releasing the host when a reader is dropped.
+//! blocking thread, `bytes` limits, and releasing the host when a reader is dropped or stopped.
 
 use std::io::Read;
 use std::sync::Arc;
@@ -154,4 +154,35 @@ async fn dropping_a_reader_releases_the_host() {
         .await
         .unwrap();
     assert_eq!(&body[..], b"next");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopper_ends_a_read_waiting_on_a_stalled_body_and_releases_the_host() {
+    let server = FaultServer::start(|req| match req.path() {
+        "/stalled" => Reply::stall(vec![b'x'; 1000], 10, Duration::from_secs(600)),
+        _ => Reply::ok("next"),
+    });
+    let client = Client::new(fast_config().per_host(1));
+    let response = client.get(&server.url("/stalled")).await.unwrap();
+    let mut reader = response.into_reader(&tokio::runtime::Handle::current());
+    let stopper = reader.stopper();
+    let reading = tokio::task::spawn_blocking(move || {
+        let mut body = Vec::new();
+        let error = reader.read_to_end(&mut body).unwrap_err();
+        (body.len(), error)
+    });
+    // The reader has the first ten bytes and waits for the rest.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!reading.is_finished(), "the read did not wait");
+    stopper.stop();
+    let (read, error) = tokio::time::timeout(Duration::from_secs(20), reading)
+        .await
+        .expect("the stopped read ended")
+        .unwrap();
+    assert_eq!(read, 10);
+    assert_eq!(error.kind(), std::io::ErrorKind::Other, "{error}");
+    let next_url = server.url("/next");
+    let next = tokio::time::timeout(Duration::from_secs(20), client.get(&next_url));
+    let body = next.await.expect("the host was released").unwrap();
+    assert_eq!(&body.bytes(10).await.unwrap()[..], b"next");
 }
