@@ -2,6 +2,9 @@
 //! for a DIDL document its identifiers, HTTP headers, resources and CRATE plugin results.
 
 use std::io::{BufReader, Read};
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 
 use modoai_protocol::ns;
 use quick_xml::events::{BytesStart, Event};
@@ -83,10 +86,13 @@ impl Facts {
     /// assert!(Facts::may_hold(br#"<DIDL xmlns="urn&#58;mpeg:mpeg21:2002:02-DIDL-NS"/>"#));
     /// ```
     pub fn may_hold(xml: &[u8]) -> bool {
-        let has = |needle: &str| memchr::memmem::find(xml, needle.as_bytes()).is_some();
+        // Built once: a searcher costs more to build than to run over a small record.
+        static CHAR_REF: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("&#"));
+        static URN: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("urn:"));
         // All four begin with `urn:`, which most other formats never write.
         debug_assert!(NAMESPACES.iter().all(|n| n.starts_with("urn:")));
-        has("&#") || (has("urn:") && NAMESPACES.iter().any(|n| has(n)))
+        let has = |finder: &Finder<'_>| finder.find(xml).is_some();
+        has(&CHAR_REF) || (has(&URN) && NAMESPACES.iter().any(|n| has(&Finder::new(n))))
     }
 
     /// Reads the facts; XML the parser already checked, so errors only end the reading early.
