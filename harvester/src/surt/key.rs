@@ -3,6 +3,7 @@
 
 use std::sync::LazyLock;
 
+use memchr::memmem::Finder;
 use regex::bytes::Regex;
 
 use super::escape::{escape_once, normalize_path, unescape_repeatedly};
@@ -112,7 +113,8 @@ impl Parts {
         if !self.path.is_empty() {
             self.path.make_ascii_lowercase();
             // Both patterns end in `.aspx…`: most paths need no regex at all.
-            if memchr::memmem::find(&self.path, b".aspx").is_some() {
+            static ASPX: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(".aspx"));
+            if ASPX.find(&self.path).is_some() {
                 self.path =
                     strip_session_ids(&PATH_SESSION_IDS[..], &self.path, path_session_replace);
             }
@@ -163,9 +165,11 @@ impl Parts {
 /// Whether a lower-cased query has the literal one of the query session-id patterns needs
 /// (`sid=` ends `phpsessid=` too).
 fn may_hold_session_id(query: &[u8]) -> bool {
-    [&b"jsessionid="[..], b"sid=", b"aspsessionid", b"cfid="]
-        .iter()
-        .any(|needle| memchr::memmem::find(query, needle).is_some())
+    // Built once: a searcher costs more to build than to run over one query.
+    static NEEDLES: LazyLock<[Finder<'static>; 4]> = LazyLock::new(|| {
+        ["jsessionid=", "sid=", "aspsessionid", "cfid="].map(|n| Finder::new(n.as_bytes()))
+    });
+    NEEDLES.iter().any(|needle| needle.find(query).is_some())
 }
 
 static WWW: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(?-u)www[0-9]*\.").unwrap());
