@@ -1,7 +1,8 @@
 //! Our harvester vs Sickle on the same endpoints: records/s over many oai_dc records and the CPU
 //! time (user + system) each spends per record, oai_didl payload MB/s; payload ingest of
 //! incompressible data vs `gzip -1` on the same bytes. Targets: records/s at least 2x Sickle's,
-//! CPU per record at most half of Sickle's, ingest at least 5x `gzip -1`.
+//! CPU per record at most half of Sickle's, ingest at least 5x `gzip -1`. Ours and Sickle run in
+//! turn, run by run, so that a drift of the machine's speed weighs on both.
 
 use std::fs::File;
 use std::process::{Command, Stdio};
@@ -9,7 +10,7 @@ use std::time::Duration;
 
 use super::{Ctx, MB};
 use crate::data;
-use crate::procs::{serve, timed, Proc};
+use crate::procs::{serve, timed, Proc, Usage};
 use crate::report::{median, Figure};
 
 /// Seconds per run and CPU seconds per run (medians), and the bytes of our archive's ledger
@@ -29,60 +30,90 @@ fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
 }
 
-/// Our harvester, into a fresh archive each run.
-fn ours(ctx: &Ctx, oai: &str, prefix: &str, tag: &str) -> anyhow::Result<Timing> {
-    let (mut times, mut cpu) = (Vec::new(), Vec::new());
-    let (mut ledger, mut index) = (0, 0);
-    for run in 0..=ctx.runs {
-        let archive = ctx.work.join(format!("harvester/{tag}-{run}"));
-        let mut cmd = ctx.bins.harvester();
-        cmd.args(["harvest", oai, "--archive"])
-            .arg(&archive)
-            .args(["--metadata-prefix", prefix, "--quiet"])
-            .stdout(Stdio::null());
-        let u = Proc::spawn("modoai-harvester", &mut cmd)?.wait_usage()?;
-        anyhow::ensure!(
-            u.status.success(),
-            "modoai-harvester {prefix} failed: {}",
-            u.status
-        );
-        (ledger, index) = (
-            file_len(&archive.join("ledger.jsonl")),
-            file_len(&archive.join("index.cdxj")),
-        );
-        let _ = std::fs::remove_dir_all(&archive);
-        if run > 0 {
-            times.push(secs(u.took));
-            cpu.push(secs(u.cpu));
-        }
-    }
-    Ok(Timing {
-        wall: median(&times),
-        cpu: median(&cpu),
-        ledger,
-        index,
-    })
+/// One run of our harvester into a fresh archive: its usage, and the bytes of its ledger and
+/// CDXJ index.
+fn ours_once(
+    ctx: &Ctx,
+    oai: &str,
+    prefix: &str,
+    tag: &str,
+    run: usize,
+) -> anyhow::Result<(Usage, u64, u64)> {
+    let archive = ctx.work.join(format!("harvester/{tag}-{run}"));
+    let mut cmd = ctx.bins.harvester();
+    cmd.args(["harvest", oai, "--archive"])
+        .arg(&archive)
+        .args(["--metadata-prefix", prefix, "--quiet"])
+        .stdout(Stdio::null());
+    let u = Proc::spawn("modoai-harvester", &mut cmd)?.wait_usage()?;
+    anyhow::ensure!(
+        u.status.success(),
+        "modoai-harvester {prefix} failed: {}",
+        u.status
+    );
+    let sizes = (
+        file_len(&archive.join("ledger.jsonl")),
+        file_len(&archive.join("index.cdxj")),
+    );
+    let _ = std::fs::remove_dir_all(&archive);
+    Ok((u, sizes.0, sizes.1))
 }
 
-fn sickle(ctx: &Ctx, oai: &str, prefix: &str, expect: u64) -> anyhow::Result<Timing> {
-    let (mut times, mut cpu) = (Vec::new(), Vec::new());
+/// One run of Sickle, which must harvest `expect` records.
+fn sickle_once(ctx: &Ctx, oai: &str, prefix: &str, expect: u64) -> anyhow::Result<Usage> {
+    let (u, records) = ctx.bins.sickle_usage(oai, prefix)?;
+    anyhow::ensure!(
+        records == expect,
+        "Sickle harvested {records} records of {expect}"
+    );
+    Ok(u)
+}
+
+/// Our harvester and Sickle on the same endpoint, run in turn (ours, Sickle, ours, …) so that
+/// a machine whose speed drifts during the section weighs on both alike; the first pair is the
+/// warm-up.
+fn both(
+    ctx: &Ctx,
+    oai: &str,
+    prefix: &str,
+    tag: &str,
+    expect: u64,
+) -> anyhow::Result<(Timing, Timing)> {
+    let (mut ours, mut peer) = (Runs::default(), Runs::default());
+    let (mut ledger, mut index) = (0, 0);
     for run in 0..=ctx.runs {
-        let (u, records) = ctx.bins.sickle_usage(oai, prefix)?;
-        anyhow::ensure!(
-            records == expect,
-            "Sickle harvested {records} records of {expect}"
-        );
+        let (u, l, i) = ours_once(ctx, oai, prefix, tag, run)?;
+        (ledger, index) = (l, i);
+        let s = sickle_once(ctx, oai, prefix, expect)?;
         if run > 0 {
-            times.push(secs(u.took));
-            cpu.push(secs(u.cpu));
+            ours.add(&u);
+            peer.add(&s);
         }
     }
-    Ok(Timing {
-        wall: median(&times),
-        cpu: median(&cpu),
-        ledger: 0,
-        index: 0,
-    })
+    Ok((ours.timing(ledger, index), peer.timing(0, 0)))
+}
+
+/// Wall and CPU seconds of the measured runs.
+#[derive(Default)]
+struct Runs {
+    wall: Vec<f64>,
+    cpu: Vec<f64>,
+}
+
+impl Runs {
+    fn add(&mut self, u: &Usage) {
+        self.wall.push(secs(u.took));
+        self.cpu.push(secs(u.cpu));
+    }
+
+    fn timing(&self, ledger: u64, index: u64) -> Timing {
+        Timing {
+            wall: median(&self.wall),
+            cpu: median(&self.cpu),
+            ledger,
+            index,
+        }
+    }
 }
 
 pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
@@ -92,8 +123,7 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
     data::small_files(&site, n)?;
     let (server, base, _) = serve(&ctx.bins, &site, &[]).await?;
     let oai = format!("{base}modoai");
-    let t_ours = ours(ctx, &oai, "oai_dc", "dc")?;
-    let t_sickle = sickle(ctx, &oai, "oai_dc", n as u64)?;
+    let (t_ours, t_sickle) = both(ctx, &oai, "oai_dc", "dc", n as u64)?;
     drop(server);
     out.push(
         Figure::new(
@@ -140,8 +170,8 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
     let payload = (20 * size) as f64;
     let (server, base, _) = serve(&ctx.bins, &site, &["--inline-max", "33554432"]).await?;
     let oai = format!("{base}modoai");
-    let t_didl = ours(ctx, &oai, "oai_didl", "didl")?.wall;
-    let t_sickle = sickle(ctx, &oai, "oai_didl", 20)?;
+    let (t_didl, t_sickle) = both(ctx, &oai, "oai_didl", "didl", 20)?;
+    let t_didl = t_didl.wall;
     drop(server);
     out.push(
         Figure::new(
