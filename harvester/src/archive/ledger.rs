@@ -215,8 +215,8 @@ impl Ledger {
     }
 
     /// Writes the staged lines with a single `write`, so a crash leaves the last one whole or
-    /// partial, never mixed (a partial line is cut off on opening). If that fails (a full disk), what was
-    /// written of them is cut back off the file and they are dropped.
+    /// partial, never mixed (a partial line is cut off on opening). If that fails (a full
+    /// disk), what was written of them is cut back off the file and they are dropped.
     pub(crate) fn write_staged(&mut self) -> io::Result<()> {
         if self.staged.is_empty() {
             return Ok(());

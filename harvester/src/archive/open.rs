@@ -18,7 +18,7 @@ use super::recovery::{self, Recovery};
 use super::{ArchiveError, ArchiveLayout, ArchiveOptions, Entry, State, Written};
 use crate::cdxj::CdxjIndex;
 use crate::warc::{RecordRef, RecordType, WarcFields, Writer, WriterConfig};
-use batch::{Learned, Staged};
+use batch::Learned;
 
 /// How often [`Archive::checkpoint_soon`] makes the archive durable: a handful of fsyncs a
 /// second, whatever the size of the pages.
@@ -57,8 +57,9 @@ pub struct Archive {
     unindexed: Option<Pending>,
     /// A batch is open: ledger lines wait in memory ([`Archive::begin_batch`]).
     batch: bool,
-    /// What the items committed since the last ledger write taught the archive.
-    staged: Option<Staged>,
+    /// What each item committed since the last ledger write taught the archive (empty: nothing
+    /// is staged).
+    staged: Vec<Learned>,
 }
 
 impl Archive {
@@ -119,7 +120,7 @@ impl Archive {
             checkpointed: Instant::now(),
             unindexed: None,
             batch: false,
-            staged: None,
+            staged: Vec::new(),
         };
         for (key, originals) in known {
             let _ = archive.learn(key, originals);
@@ -223,8 +224,7 @@ impl Archive {
         let offset = self.ledger.stage(entry).map_err(at(&path))?;
         let (key, originals) = remembered(offset, entry);
         let learned = self.learn(key, originals);
-        let staged = self.staged.get_or_insert_with(Staged::default);
-        staged.learned.push(learned);
+        self.staged.push(learned);
         if let Some(pending) = &mut self.unindexed {
             let valid = entry
                 .records

@@ -9,10 +9,9 @@ use super::context::Context;
 use super::harvester::Harvester;
 use super::parsing::{parse_page, Broken, NextPage, Page, Parsed, QUEUE};
 use super::prefetch::Prefetch;
-use super::refs::Deferred;
+use super::refs::{spool_error, Deferred};
 use super::summary::Archived;
 use super::{HarvestError, Summary};
-use crate::archive::ArchiveError;
 use crate::parse::ParseError;
 
 enum Failure {
@@ -104,8 +103,7 @@ impl Harvester<'_> {
             Ok(page) => page,
             Err(Broken::Page(e)) => return Err(Failure::Retry(e)),
             Err(Broken::Spool(error)) => {
-                let path = self.archive.layout().spool();
-                return Err(Failure::Fatal(ArchiveError::io(&path, error).into()));
+                return Err(Failure::Fatal(spool_error(self.archive, error).into()))
             }
         };
         for d in deferred {
@@ -130,25 +128,24 @@ impl Harvester<'_> {
             let before = Archived::of(summary);
             self.archive.begin_batch();
             let stored = self.store_batch(ctx, batch, deferred, summary);
-            let written = match stored {
-                Ok(()) => self.archive.end_batch().map_err(HarvestError::from),
+            let written = match &stored {
                 // Interrupted between two items: the items before are kept.
-                Err(HarvestError::Interrupted) => (self.archive.end_batch())
+                Ok(()) | Err(HarvestError::Interrupted) => self
+                    .archive
+                    .end_batch()
                     .map_err(HarvestError::from)
-                    .and(Err(HarvestError::Interrupted)),
-                Err(e) => {
+                    .and(stored),
+                Err(_) => {
                     self.archive.abandon_batch();
-                    Err(e)
+                    stored
                 }
             };
-            match written {
-                Err(HarvestError::Interrupted) => return Err(HarvestError::Interrupted),
-                Err(e) => {
+            if let Err(e) = written {
+                if !matches!(e, HarvestError::Interrupted) {
                     // None of the batch's items is in the archive: the next run takes them.
                     before.restore(summary);
-                    return Err(e);
                 }
-                Ok(()) => {}
+                return Err(e);
             }
         }
         Ok(())

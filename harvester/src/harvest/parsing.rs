@@ -73,8 +73,9 @@ pub(super) struct NextPage {
 }
 
 /// Parses `reader` to its end, sending its records in order, in batches, to `records` (stopping
-/// early, with `Ok`, if the receiver is gone), and starts the next page's request if the page has a token, no error
-/// and no record waiting for `ref` resources (those need the host's slot first).
+/// early, with `Ok`, if the receiver is gone), and starts the next page's request if the page
+/// has a token, no error and no record waiting for `ref` resources (those need the host's slot
+/// first).
 pub(super) fn parse_page(
     reader: BodyReader,
     spool_dir: PathBuf,

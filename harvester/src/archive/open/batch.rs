@@ -4,14 +4,8 @@
 
 use super::{at, Archive, ArchiveError};
 
-/// What the items committed since the last ledger write taught the archive, to forget if
-/// their lines are never written.
-#[derive(Debug, Default)]
-pub(super) struct Staged {
-    pub(super) learned: Vec<Learned>,
-}
-
-/// What one item taught: its key and the payload digests it is the first capture of, when new.
+/// What one item taught the archive: its key and the payload digests it is the first capture
+/// of, when new; forgotten if its line is never written.
 #[derive(Debug)]
 pub(super) struct Learned {
     pub(super) key: Option<[u8; 20]>,
@@ -39,14 +33,14 @@ impl Archive {
     /// none of its items stays in the archive (as for [`end_batch`](Self::end_batch) failing).
     pub fn abandon_batch(&mut self) {
         self.batch = false;
-        if self.staged.is_some() {
+        if !self.staged.is_empty() {
             self.forget_staged();
         }
     }
 
     /// Writes what was committed since the last write (nothing if nothing was).
     pub(super) fn write_staged(&mut self) -> Result<(), ArchiveError> {
-        if self.staged.is_none() {
+        if self.staged.is_empty() {
             return Ok(());
         }
         let (warcs, ledger) = (self.layout.warcs(), self.layout.ledger());
@@ -59,7 +53,7 @@ impl Archive {
             self.forget_staged();
             return Err(e);
         }
-        self.staged = None;
+        self.staged.clear();
         if self.state.archive_id.is_none() {
             // The item is in: a state that cannot be saved now (a full disk) is saved at the
             // next checkpoint, or its id restored from the ledger on opening.
@@ -75,7 +69,7 @@ impl Archive {
     fn forget_staged(&mut self) {
         self.ledger.drop_staged();
         drop(self.writer.take());
-        for learned in self.staged.take().map(|s| s.learned).unwrap_or_default() {
+        for learned in std::mem::take(&mut self.staged) {
             if let Some(key) = learned.key {
                 self.seen.remove(&key);
             }
