@@ -1,6 +1,8 @@
-//! gzip members (RFC 1952) from deflate states kept across records, one per [`Compression`]
-//! level and reset between members. A fresh state allocates and clears some 300 KB: with one
-//! member per record, an archive of many small records spent a fifth of its time on that.
+//! gzip members (RFC 1952). A member of at most [`small::MAX_INPUT`] bytes is deflated whole
+//! by [`small`] (or stored in one block); a larger one streams through zlib-rs deflate states
+//! kept across records, one per [`Compression`] level and reset between members. A fresh
+//! state allocates and clears some 300 KB: with one member per record, an archive of many
+//! small records spent a fifth of its time on that.
 
 use std::io::{self, Write};
 
@@ -8,6 +10,7 @@ use crc32fast::Hasher as Crc;
 use flate2::{Compress, FlushCompress, Status};
 
 use super::compress::Compression;
+use super::small;
 
 /// Deflated bytes gathered before they are written on.
 const OUT_CHUNK: usize = 64 * 1024;
@@ -18,6 +21,10 @@ pub(crate) struct Deflaters {
     fast: Option<Compress>,
     stored: Option<Compress>,
     out: Vec<u8>,
+    /// The member's bytes while they are few enough for [`small`].
+    held: Vec<u8>,
+    /// [`small`]'s hash table.
+    table: Vec<u16>,
 }
 
 impl std::fmt::Debug for Deflaters {
@@ -48,16 +55,21 @@ impl Deflaters {
         self.out.reserve(OUT_CHUNK);
         self.out
             .extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 255]);
+        self.held.clear();
         let mut member = Member {
+            level,
             z: &mut z,
             out,
             buf: &mut self.out,
+            held: Some(&mut self.held),
+            table: &mut self.table,
             crc: Crc::new(),
             len: 0,
         };
         write_block(&mut member)?;
-        member.finish()?;
-        z.reset();
+        if member.finish()? {
+            z.reset();
+        }
         *slot = Some(z);
         Ok(())
     }
@@ -65,9 +77,13 @@ impl Deflaters {
 
 /// The deflate body of one member being written: a small record leaves in one write.
 struct Member<'a> {
+    level: Compression,
     z: &'a mut Compress,
     out: &'a mut dyn Write,
     buf: &'a mut Vec<u8>,
+    /// The bytes taken so far, until they outgrow [`small::MAX_INPUT`] and go to `z`.
+    held: Option<&'a mut Vec<u8>>,
+    table: &'a mut Vec<u16>,
     crc: Crc,
     /// Bytes taken, for the trailer's ISIZE.
     len: u32,
@@ -93,17 +109,51 @@ impl Member<'_> {
         Ok(())
     }
 
-    /// Ends the deflate stream, adds the trailer (CRC-32, size mod 2^32) and writes it all on.
-    fn finish(mut self) -> io::Result<()> {
-        while self.step(&[], FlushCompress::Finish)?.1 != Status::StreamEnd {
-            self.drain()?;
+    /// Deflates all of `input` into `z`, writing the buffer on as it fills.
+    fn stream(&mut self, mut input: &[u8]) -> io::Result<()> {
+        while !input.is_empty() {
+            let (used, _) = self.step(input, FlushCompress::None)?;
+            if used == 0 {
+                // No room for output: write the buffer on and go again.
+                self.drain()?;
+            }
+            input = &input[used..];
         }
+        Ok(())
+    }
+
+    /// Ends the deflate stream, adds the trailer (CRC-32, size mod 2^32) and writes it all on;
+    /// whether `z` was used (and needs a reset).
+    fn finish(mut self) -> io::Result<bool> {
+        let streamed = match self.held.take() {
+            Some(held) => {
+                match self.level {
+                    Compression::Fast => small::deflate(held, self.table, self.buf),
+                    Compression::Stored => {
+                        // One final stored block: BFINAL 1, BTYPE 00, then LEN and NLEN.
+                        let len = held.len() as u16;
+                        self.buf.push(1);
+                        self.buf.extend_from_slice(&len.to_le_bytes());
+                        self.buf.extend_from_slice(&(!len).to_le_bytes());
+                        self.buf.extend_from_slice(held);
+                    }
+                }
+                false
+            }
+            None => {
+                while self.step(&[], FlushCompress::Finish)?.1 != Status::StreamEnd {
+                    self.drain()?;
+                }
+                true
+            }
+        };
         // CRC-32 and the size modulo 2^32 (RFC 1952's ISIZE).
         let trailer = [self.crc.clone().finalize(), self.len];
         for word in trailer {
             self.buf.extend_from_slice(&word.to_le_bytes());
         }
-        self.drain()
+        self.drain()?;
+        Ok(streamed)
     }
 }
 
@@ -111,6 +161,17 @@ impl Write for Member<'_> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         if data.is_empty() {
             return Ok(0);
+        }
+        if let Some(held) = &mut self.held {
+            if held.len() + data.len() <= small::MAX_INPUT {
+                held.extend_from_slice(data);
+                self.crc.update(data);
+                self.len = self.len.wrapping_add(data.len() as u32);
+                return Ok(data.len());
+            }
+            // Too large for `small`: what was held goes to zlib-rs first.
+            let held = self.held.take().expect("held");
+            self.stream(held)?;
         }
         loop {
             let (used, _) = self.step(data, FlushCompress::None)?;
@@ -197,9 +258,9 @@ mod tests {
     }
 
     #[test]
-    fn small_members_are_what_gzbuilder_writes() {
+    fn large_members_are_what_gzbuilder_writes() {
         let mut d = Deflaters::default();
-        for n in [0, 1, 500, 20_000] {
+        for n in [small::MAX_INPUT + 1, 20_000, 200_000] {
             let block = varied(n, 3);
             let mut one = Vec::new();
             d.member(Compression::Fast, &mut one, |w| w.write_all(&block))
@@ -207,6 +268,34 @@ mod tests {
             let mut gz = GzBuilder::new().write(Vec::new(), Compression::Fast.level());
             gz.write_all(&block).unwrap();
             assert!(one == gz.finish().unwrap(), "{n} bytes");
+        }
+    }
+
+    #[test]
+    fn small_members_decode_whatever_the_writes_and_levels() {
+        let mut d = Deflaters::default();
+        for n in [0, 1, 500, small::MAX_INPUT - 1, small::MAX_INPUT] {
+            let block = varied(n, 4);
+            for level in [Compression::Fast, Compression::Stored] {
+                let mut one = Vec::new();
+                d.member(level, &mut one, |w| {
+                    block.chunks(300).try_for_each(|c| w.write_all(c))
+                })
+                .unwrap();
+                assert!(decode_one(&one) == block, "{n} bytes, {level:?}");
+                if level == Compression::Stored {
+                    assert_eq!(one.len(), n + 10 + 5 + 8, "one stored block");
+                } else {
+                    let mut gz = GzBuilder::new().write(Vec::new(), level.level());
+                    gz.write_all(&block).unwrap();
+                    let zlib = gz.finish().unwrap().len();
+                    assert!(
+                        one.len() * 100 <= zlib * 105,
+                        "{n} bytes: {} vs {zlib}",
+                        one.len()
+                    );
+                }
+            }
         }
     }
 

@@ -32,6 +32,7 @@ mod member;
 mod read;
 mod record;
 mod recover;
+mod small;
 mod spool;
 mod writer;
 
