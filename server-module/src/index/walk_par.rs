@@ -1,37 +1,58 @@
 //! The walk of the first index, in parallel: folders are read, their files `stat`ed and typed on
-//! a pool of workers (`jwalk`, on `rayon`), and the candidates still come out in exactly the
-//! order of the serial walk (`walk.rs`): each folder's entries in the byte order of their URL
-//! path segments, a folder's segment followed by `/`. Hidden names, own paths and symlinks are
-//! handled as there; every folder is watched (the hook) before it is read.
+//! a pool of workers (`rayon`), a few folders ahead of the walk, and the candidates still come out
+//! in exactly the order of the serial walk (`walk.rs`): each folder's entries in the byte order of
+//! their URL path segments, a folder's segment followed by `/`. Hidden names, own paths and
+//! symlinks are handled as there; every folder is watched (the hook) before it is read.
+//!
+//! The walk waits for a folder read ahead by blocking on its channel. (The walker this replaces,
+//! `jwalk`, polled with `sched_yield` while a folder was being read: on two cores that loop took a
+//! core from the workers, and the first index of a million files spent an eighth of its CPU in
+//! the scheduler.) At most [`AHEAD_PER_THREAD`] folders per worker are read ahead and not yet
+//! walked, so memory does not grow with the site's width.
 
+use std::collections::VecDeque;
+use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
-
-use jwalk::{DirEntry, Parallelism, WalkDirGeneric};
 
 use super::entry::Stamp;
 use super::scan::Candidate;
 use super::url_path;
 use super::walk::{file_candidate, FolderHook, Walk};
 
-/// What a worker learns of one entry: its sort key and, for a file that may be a record, the
-/// candidate with its type (when the walk types files).
-#[derive(Debug, Default)]
-struct Slot {
-    key: String,
-    found: Option<(Candidate, Option<String>)>,
-}
+/// Folders read ahead and not yet walked, per worker.
+const AHEAD_PER_THREAD: usize = 4;
 
-type State = ((), Slot);
+/// One entry of a folder read by [`Shared::read`], in walk order.
+enum Entry {
+    /// A file that may be a record, with its type (when the walk types files).
+    File(Candidate, Option<String>),
+    /// A folder to walk into, maybe being read ahead.
+    Folder {
+        rel: PathBuf,
+        prefix: String,
+        ahead: Option<Receiver<Vec<Entry>>>,
+    },
+}
 
 /// What the workers share.
 struct Shared {
-    root: std::path::PathBuf,
+    root: PathBuf,
     own: crate::own::OwnFiles,
     own_inside: bool,
     detect: bool,
     hook: Option<FolderHook>,
+}
+
+/// The walk's side: the pool and how many folders are read ahead.
+struct Ahead {
+    shared: Arc<Shared>,
+    pool: Option<rayon::ThreadPool>,
+    out: Arc<AtomicUsize>,
+    limit: usize,
 }
 
 impl Walk<'_> {
@@ -43,110 +64,167 @@ impl Walk<'_> {
         detect: bool,
         each: &mut dyn FnMut(Candidate, Option<String>) -> bool,
     ) -> bool {
-        let shared = Arc::new(Shared {
-            root: self.root.to_path_buf(),
-            own: self.own.clone(),
-            own_inside: self.own_inside,
-            detect,
-            hook: self.hook.clone(),
-        });
-        if let Some(hook) = &shared.hook {
-            hook(&shared.root);
-        }
-        let worker = shared.clone();
-        let walk = WalkDirGeneric::<State>::new(&shared.root)
-            .skip_hidden(false)
-            .follow_links(false)
-            .parallelism(Parallelism::RayonNewPool(threads.max(1)))
-            .process_read_dir(move |depth, dir, _, children| {
-                if depth.is_some() {
-                    worker.prepare(dir, children);
-                }
-            });
-        for entry in walk {
-            match entry {
-                Ok(mut e) => {
-                    if let Some(err) = e.read_children_error.take() {
-                        tracing::warn!(error = %err, "skipping unreadable folder while indexing");
-                    }
-                    if let Some((c, mime)) = e.client_state.found.take() {
-                        if !each(c, mime) {
-                            return false;
+        let threads = threads.max(1);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("modoai-walk-{i}"))
+            // A folder whose worker panicked is read again by the walk itself.
+            .panic_handler(|_| tracing::error!("a worker of the walk panicked"))
+            .build()
+            .inspect_err(|err| {
+                tracing::warn!(error = %err, "no worker threads for the walk; reading folders in turn")
+            })
+            .ok();
+        let ahead = Ahead {
+            shared: Arc::new(Shared {
+                root: self.root.to_path_buf(),
+                own: self.own.clone(),
+                own_inside: self.own_inside,
+                detect,
+                hook: self.hook.clone(),
+            }),
+            pool,
+            out: Arc::new(AtomicUsize::new(0)),
+            limit: threads * AHEAD_PER_THREAD,
+        };
+        let root = ahead.shared.read(Path::new(""), "");
+        ahead.walk(root, each)
+    }
+}
+
+impl Ahead {
+    /// Walks the entries of one folder, reading its folders ahead while the limit allows.
+    fn walk(
+        &self,
+        entries: Vec<Entry>,
+        each: &mut dyn FnMut(Candidate, Option<String>) -> bool,
+    ) -> bool {
+        let mut entries = VecDeque::from(entries);
+        // The entries at the front already looked at by `start`.
+        let mut looked = 0;
+        loop {
+            while looked < entries.len() && self.start(&mut entries[looked]) {
+                looked += 1;
+            }
+            let Some(entry) = entries.pop_front() else {
+                return true;
+            };
+            looked = looked.saturating_sub(1);
+            let go_on = match entry {
+                Entry::File(c, mime) => each(c, mime),
+                Entry::Folder { rel, prefix, ahead } => {
+                    let inner = match ahead {
+                        Some(rx) => {
+                            let got = rx.recv();
+                            self.out.fetch_sub(1, Ordering::AcqRel);
+                            // A worker that panicked sent nothing: its folder is read here.
+                            got.unwrap_or_else(|_| self.shared.read(&rel, &prefix))
                         }
-                    }
+                        None => self.shared.read(&rel, &prefix),
+                    };
+                    self.walk(inner, each)
                 }
-                Err(err) => {
-                    tracing::warn!(error = %err, "skipping unreadable path while indexing")
-                }
+            };
+            if !go_on {
+                return false;
             }
         }
+    }
+
+    /// Starts reading `entry` ahead if it is a folder and the limit allows; false once the limit
+    /// is reached.
+    fn start(&self, entry: &mut Entry) -> bool {
+        let Entry::Folder { rel, prefix, ahead } = entry else {
+            return true;
+        };
+        let Some(pool) = &self.pool else {
+            return false;
+        };
+        if self.out.load(Ordering::Acquire) >= self.limit {
+            return false;
+        }
+        self.out.fetch_add(1, Ordering::AcqRel);
+        let (tx, rx) = sync_channel(1);
+        let (shared, rel, prefix) = (self.shared.clone(), rel.clone(), prefix.clone());
+        pool.spawn(move || {
+            let _ = tx.send(shared.read(&rel, &prefix));
+        });
+        *ahead = Some(rx);
         true
     }
 }
 
 impl Shared {
-    /// Runs on a worker for the folder `dir`, just read: drops hidden names, sorts the rest by
-    /// URL path segment, reads each file's metadata (and type), and keeps out of own folders.
-    fn prepare(&self, dir: &Path, children: &mut Vec<jwalk::Result<DirEntry<State>>>) {
-        children.retain(|c| {
-            c.as_ref()
-                .is_ok_and(|e| !e.file_name.as_bytes().starts_with(b"."))
-        });
-        let Ok(rel_dir) = dir.strip_prefix(&self.root) else {
-            return;
-        };
-        let prefix = url_path::encode(rel_dir);
+    /// Reads the folder `rel` (URL path `prefix`): drops hidden names, sorts the rest by URL path
+    /// segment, reads each file's metadata (and type), and keeps out of own folders.
+    fn read(&self, rel: &Path, prefix: &str) -> Vec<Entry> {
+        let dir = self.root.join(rel);
+        if let Some(hook) = &self.hook {
+            hook(&dir);
+        }
         // File metadata is read relative to the open folder, not by resolving each full path.
-        let folder = std::fs::File::open(dir).ok();
-        for e in children.iter_mut().flatten() {
-            self.slot(rel_dir, &prefix, folder.as_ref(), e);
-        }
-        children.sort_unstable_by(|a, b| match (a, b) {
-            (Ok(a), Ok(b)) => a.client_state.key.cmp(&b.client_state.key),
-            _ => std::cmp::Ordering::Equal,
-        });
-    }
-
-    fn slot(
-        &self,
-        rel_dir: &Path,
-        prefix: &str,
-        folder: Option<&std::fs::File>,
-        e: &mut DirEntry<State>,
-    ) {
-        let name = e.file_name.as_bytes();
-        let mut key = url_path::encode_segment(name);
-        let rel = rel_dir.join(&e.file_name);
-        if e.file_type.is_dir() {
-            key.push('/');
-            if self.own_inside && self.own.find(&self.root.join(&rel)).is_some() {
-                e.read_children_path = None;
-            } else if let Some(hook) = &self.hook {
-                hook(&self.root.join(&rel));
+        let (folder, list) = match std::fs::File::open(&dir).and_then(|f| {
+            let list = std::fs::read_dir(&dir)?;
+            Ok((f, list))
+        }) {
+            Ok(both) => both,
+            Err(err) => {
+                if rel.as_os_str().is_empty() || dir.exists() {
+                    tracing::warn!(path = %dir.display(), error = %err, "skipping unreadable folder while indexing");
+                }
+                return Vec::new();
             }
-        } else {
-            let path = if prefix.is_empty() {
-                key.clone()
-            } else {
-                format!("{prefix}/{key}")
-            };
-            let own = e.file_type.is_file()
-                && self.own_inside
-                && self.own.find(&self.root.join(&rel)).is_some();
-            let meta = || stamp_at(folder?, &e.file_name);
-            let found = (!own)
-                .then(|| file_candidate(&self.root, &self.own, rel, path, e.file_type, meta))
-                .flatten();
-            e.client_state.found = found.map(|c| {
-                let mime = self.detect.then(|| self.detect(&c));
-                (c, mime)
-            });
-        }
-        e.client_state.key = key;
+        };
+        let mut keyed: Vec<(String, Entry)> = list
+            .filter_map(Result::ok)
+            .filter(|e| !e.file_name().as_bytes().starts_with(b"."))
+            .filter_map(|e| {
+                let ty = e.file_type().ok()?;
+                self.entry(rel, prefix, &folder, &e.file_name(), ty)
+            })
+            .collect();
+        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        keyed.into_iter().map(|(_, e)| e).collect()
     }
-}
 
-impl Shared {
+    /// The entry of `name` in the folder `rel`, with its sort key; none for what is no record.
+    fn entry(
+        &self,
+        rel: &Path,
+        prefix: &str,
+        folder: &std::fs::File,
+        name: &OsStr,
+        ty: std::fs::FileType,
+    ) -> Option<(String, Entry)> {
+        let mut key = url_path::encode_segment(name.as_bytes());
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}/{key}")
+        };
+        let rel = rel.join(name);
+        let own = || self.own_inside && self.own.find(&self.root.join(&rel)).is_some();
+        if ty.is_dir() {
+            key.push('/');
+            if own() {
+                return None;
+            }
+            let folder = Entry::Folder {
+                rel,
+                prefix: path,
+                ahead: None,
+            };
+            return Some((key, folder));
+        }
+        if ty.is_file() && own() {
+            return None;
+        }
+        let meta = || stamp_at(folder, name);
+        let c = file_candidate(&self.root, &self.own, rel, path, ty, meta)?;
+        let mime = self.detect.then(|| self.detect(&c));
+        Some((key, Entry::File(c, mime)))
+    }
+
     /// The type of the file `c` as `mime::detect` gives it, by its name's extension first
     /// (without making its full path).
     fn detect(&self, c: &Candidate) -> String {
@@ -159,7 +237,7 @@ impl Shared {
 
 /// The stamp of the regular file `name` in the open folder `folder` (a symlink is not
 /// followed); none if it is gone or no longer a regular file.
-fn stamp_at(folder: &std::fs::File, name: &std::ffi::OsStr) -> Option<Stamp> {
+fn stamp_at(folder: &std::fs::File, name: &OsStr) -> Option<Stamp> {
     use rustix::fs::{statat, AtFlags, FileType};
     let st = statat(folder, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
@@ -217,5 +295,44 @@ mod tests {
         });
         assert_eq!(parallel.len(), 311, "{parallel:?}");
         assert!(parallel == serial);
+    }
+
+    #[test]
+    fn a_tree_wider_and_deeper_than_the_read_ahead_comes_out_whole_and_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap();
+        for i in 0..400 {
+            let p = root.join(format!("w{}/d{}/e{}/f{i}", i % 9, i % 5, i % 3));
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(&p, "x").unwrap();
+        }
+        let own = OwnFiles::default();
+        let w = Walk {
+            root: &root,
+            own: &own,
+            own_inside: false,
+            hook: None,
+        };
+        let mut serial = Vec::new();
+        w.run(Path::new(""), &mut |c| {
+            serial.push(c.path.to_string());
+            true
+        });
+        assert_eq!(serial.len(), 400);
+        for threads in [1, 3] {
+            let mut parallel = Vec::new();
+            assert!(w.run_parallel(threads, false, &mut |c, _| {
+                parallel.push(c.path.to_string());
+                true
+            }));
+            assert!(parallel == serial, "{threads} worker(s)");
+            // Stopped early, the walk says so and gives the first files only.
+            let mut first = Vec::new();
+            assert!(!w.run_parallel(threads, false, &mut |c, _| {
+                first.push(c.path.to_string());
+                first.len() < 25
+            }));
+            assert!(first == serial[..25], "{threads} worker(s), stopped");
+        }
     }
 }
