@@ -123,8 +123,7 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
         .collect::<Vec<_>>();
     data::jpegs(&ctx.bins.repo, &site, ctx.size(100, 10), "v")?;
     let samples = ctx.size(2000, 200);
-    let (idle, near) =
-        harvest_while_visiting(ctx, &site, &files, Harvester::SameCores).await?;
+    let (idle, near) = harvest_while_visiting(ctx, &site, &files, Harvester::SameCores).await?;
     let (_, remote) = harvest_while_visiting(ctx, &site, &files, Harvester::Remote).await?;
     let (ngx, nbase) = nginx(&site, &ctx.dir("visitors/nginx")?).await?;
     gets(&nbase, &files, 100, counted()).await??;
