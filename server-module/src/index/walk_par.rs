@@ -257,36 +257,49 @@ mod tests {
     use super::*;
     use crate::own::OwnFiles;
 
-    #[test]
-    fn finds_what_the_serial_walk_finds_in_the_same_order() {
+    /// A root holding `files` (each with its path as content).
+    fn tree(files: impl IntoIterator<Item = String>) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let root = fs::canonicalize(dir.path()).unwrap();
-        for f in [
-            "a/x", "a-b", "a.txt", "a0", "a%/y", "b c/z", "a/b/c", "ab/d", ".hid/x", "z", "é/ü",
-        ] {
-            let p = root.join(f);
+        for f in files {
+            let p = root.join(&f);
             fs::create_dir_all(p.parent().unwrap()).unwrap();
             fs::write(&p, f).unwrap();
         }
-        for i in 0..300 {
-            let p = root.join(format!("many/{}/f{i}", i % 7));
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(&p, "x").unwrap();
+        (dir, root)
+    }
+
+    /// A walk of `root` with no own paths inside and no hook.
+    fn plain<'a>(root: &'a Path, own: &'a OwnFiles) -> Walk<'a> {
+        Walk {
+            root,
+            own,
+            own_inside: false,
+            hook: None,
         }
+    }
+
+    /// The serial walk's candidates: the order the parallel one must give.
+    fn serial(w: &Walk<'_>) -> Vec<(String, Stamp)> {
+        let mut out = Vec::new();
+        w.run(Path::new(""), &mut |c| {
+            out.push((c.path.to_string(), c.stamp));
+            true
+        });
+        out
+    }
+
+    #[test]
+    fn finds_what_the_serial_walk_finds_in_the_same_order() {
+        let named = [
+            "a/x", "a-b", "a.txt", "a0", "a%/y", "b c/z", "a/b/c", "ab/d", ".hid/x", "z", "é/ü",
+        ];
+        let many = (0..300).map(|i| format!("many/{}/f{i}", i % 7));
+        let (_dir, root) = tree(named.map(str::to_owned).into_iter().chain(many));
         std::os::unix::fs::symlink(root.join("z"), root.join("link")).unwrap();
         std::os::unix::fs::symlink("/etc/passwd", root.join("out")).unwrap();
         let own = OwnFiles::default();
-        let w = Walk {
-            root: &root,
-            own: &own,
-            own_inside: false,
-            hook: None,
-        };
-        let mut serial = Vec::new();
-        w.run(Path::new(""), &mut |c| {
-            serial.push((c.path.to_string(), c.stamp));
-            true
-        });
+        let w = plain(&root, &own);
         let mut parallel = Vec::new();
         w.run_parallel(2, true, &mut |c, mime| {
             assert!(mime.is_some());
@@ -294,30 +307,15 @@ mod tests {
             true
         });
         assert_eq!(parallel.len(), 311, "{parallel:?}");
-        assert!(parallel == serial);
+        assert!(parallel == serial(&w));
     }
 
     #[test]
     fn a_tree_wider_and_deeper_than_the_read_ahead_comes_out_whole_and_in_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = fs::canonicalize(dir.path()).unwrap();
-        for i in 0..400 {
-            let p = root.join(format!("w{}/d{}/e{}/f{i}", i % 9, i % 5, i % 3));
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(&p, "x").unwrap();
-        }
+        let (_dir, root) = tree((0..400).map(|i| format!("w{}/d{}/e{}/f{i}", i % 9, i % 5, i % 3)));
         let own = OwnFiles::default();
-        let w = Walk {
-            root: &root,
-            own: &own,
-            own_inside: false,
-            hook: None,
-        };
-        let mut serial = Vec::new();
-        w.run(Path::new(""), &mut |c| {
-            serial.push(c.path.to_string());
-            true
-        });
+        let w = plain(&root, &own);
+        let serial: Vec<String> = serial(&w).into_iter().map(|(p, _)| p).collect();
         assert_eq!(serial.len(), 400);
         for threads in [1, 3] {
             let mut parallel = Vec::new();
