@@ -4,11 +4,14 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use rustix::fs::{Mode, OFlags, ResolveFlags};
 use http::header::{ALLOW, CONTENT_TYPE, ETAG, IF_NONE_MATCH, LAST_MODIFIED};
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::UnsyncBoxBody;
@@ -31,6 +34,8 @@ pub type SiteBody = UnsyncBoxBody<Bytes, BoxError>;
 pub struct SiteService {
     root: PathBuf,
     canonical: PathBuf,
+    /// The root opened once (`O_PATH`), for [`Self::without_links`].
+    root_fd: Option<Arc<OwnedFd>>,
     own: OwnFiles,
 }
 
@@ -39,9 +44,14 @@ impl SiteService {
     pub fn new(root: impl Into<PathBuf>) -> std::io::Result<Self> {
         let root = root.into();
         let canonical = std::fs::canonicalize(&root)?;
+        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let root_fd = rustix::fs::open(&canonical, flags, Mode::empty())
+            .ok()
+            .map(Arc::new);
         Ok(SiteService {
             root,
             canonical,
+            root_fd,
             own: OwnFiles::default(),
         })
     }
@@ -57,7 +67,11 @@ impl SiteService {
 
     /// The file a URL path names, if the site serves it.
     fn resolve(&self, url_path: &str) -> Option<(PathBuf, std::fs::Metadata)> {
-        let full = self.root.join(decode_path(url_path)?);
+        let rel = decode_path(url_path)?;
+        if let Some(found) = self.without_links(&rel) {
+            return found;
+        }
+        let full = self.root.join(rel);
         // Any folder on the way may be a symlink that leaves the root.
         let real = std::fs::canonicalize(&full).ok()?;
         if !real.strip_prefix(&self.canonical).is_ok_and(is_visible) {
@@ -73,6 +87,31 @@ impl SiteService {
         }
         let meta = regular_file_meta(&file, &self.canonical)?;
         Some((file, meta))
+    }
+}
+
+impl SiteService {
+    /// The regular file at `rel` when no component of its path is a symlink, found in one system
+    /// call: `openat2` below the root with `RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH`, where
+    /// `realpath` reads each component as a possible link (a tenth of a small GET's CPU). `None`
+    /// when that cannot say (a symlink on the way, a folder, a kernel without `openat2`): the
+    /// caller resolves the path in full then.
+    fn without_links(&self, rel: &Path) -> Option<Option<(PathBuf, std::fs::Metadata)>> {
+        let root = self.root_fd.as_ref()?;
+        if rel.as_os_str().is_empty() {
+            return None;
+        }
+        let how = ResolveFlags::NO_SYMLINKS | ResolveFlags::BENEATH;
+        let flags = OFlags::PATH | OFlags::CLOEXEC;
+        let fd = rustix::fs::openat2(root, rel, flags, Mode::empty(), how).ok()?;
+        let meta = std::fs::File::from(fd).metadata().ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        if self.own.find(&self.canonical.join(rel)).is_some() {
+            return Some(None);
+        }
+        Some(Some((self.root.join(rel), meta)))
     }
 }
 

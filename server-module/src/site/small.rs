@@ -49,18 +49,20 @@ pub(super) fn answer(
     Some(response(body, len, mime, etag, meta))
 }
 
-/// The bytes of the small file at `file` (`meta` its metadata), or `None` for a larger one.
+/// The bytes of the small file at `file` (`meta` its metadata), or `None` for a larger one or
+/// one that shrank since. Exactly the length `meta` gives is read, as the `ETag` and
+/// `Last-Modified` sent with it describe that version (nginx sends the size it `stat`ed too):
+/// one `read` where reading to the end took a second one to find it.
 fn read(file: &Path, meta: &Metadata) -> Option<Bytes> {
     if meta.len() > SMALL {
         return None;
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
+    let mut bytes = vec![0; meta.len() as usize];
     std::fs::File::open(file)
         .ok()?
-        .take(SMALL + 1)
-        .read_to_end(&mut bytes)
+        .read_exact(&mut bytes)
         .ok()?;
-    (bytes.len() as u64 <= SMALL).then(|| Bytes::from(bytes))
+    Some(Bytes::from(bytes))
 }
 
 /// The 200 answer with `body` of `len` bytes, with the headers the general path sends.
