@@ -2,20 +2,20 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
-use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use rustix::fs::{Mode, OFlags, ResolveFlags};
 use http::header::{ALLOW, CONTENT_TYPE, ETAG, IF_NONE_MATCH, LAST_MODIFIED};
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full};
+use rustix::fs::{Mode, OFlags, ResolveFlags};
 use tower::{Service, ServiceExt};
 use tower_http::services::ServeFile;
 
