@@ -278,4 +278,35 @@ mod tests {
         assert_eq!(decode_path("/"), Some(PathBuf::new()));
         assert_eq!(decode_path("/dir/"), Some(PathBuf::from("dir")));
     }
+
+    #[test]
+    fn paths_without_links_take_one_call_and_the_others_the_full_resolution() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::write(root.join("a/b/plain.txt"), "plain").unwrap();
+        std::fs::write(root.join("plugins.toml"), "secret").unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("link")).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("x.txt"), "x").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("out")).unwrap();
+        let mut own = OwnFiles::default();
+        own.add(crate::own::OwnKind::Plugins, &root.join("plugins.toml"));
+        let site = SiteService::new(&root).unwrap().hiding(own);
+        let direct = site.without_links(Path::new("a/b/plain.txt"));
+        let (file, meta) = direct.flatten().expect("found in one call");
+        assert_eq!((file, meta.len()), (root.join("a/b/plain.txt"), 5));
+        assert!(
+            matches!(site.without_links(Path::new("plugins.toml")), Some(None)),
+            "an own file is refused at once"
+        );
+        for full in ["link/b/plain.txt", "out/x.txt", "a/b", "a/missing"] {
+            assert!(site.without_links(Path::new(full)).is_none(), "{full}");
+        }
+        // Through the full resolution: a link inside the root is followed, one out is not.
+        assert!(site.resolve("/link/b/plain.txt").is_some());
+        assert!(site.resolve("/out/x.txt").is_none());
+        assert!(site.resolve("/plugins.toml").is_none());
+        assert!(site.resolve("/a/b/plain.txt").is_some());
+    }
 }
