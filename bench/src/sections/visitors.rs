@@ -187,9 +187,8 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
             );
         }
     }
-    let both =
-        |f: fn(&Idle) -> &Vec<f64>| [f(&near_idle).clone(), f(&remote_idle).clone()].concat();
-    let (idle, nginx_idle) = (both(|i| &i.modoai), both(|i| &i.nginx));
+    let idle = [near_idle.modoai.as_slice(), &remote_idle.modoai].concat();
+    let nginx_idle = [near_idle.nginx.as_slice(), &remote_idle.nginx].concat();
     for p in [50.0, 99.0] {
         out.push(
             Figure::new(

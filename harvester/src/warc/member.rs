@@ -129,14 +129,7 @@ impl Member<'_> {
             Some(held) => {
                 match self.level {
                     Compression::Fast => small::deflate(held, self.table, self.buf),
-                    Compression::Stored => {
-                        // One final stored block: BFINAL 1, BTYPE 00, then LEN and NLEN.
-                        let len = held.len() as u16;
-                        self.buf.push(1);
-                        self.buf.extend_from_slice(&len.to_le_bytes());
-                        self.buf.extend_from_slice(&(!len).to_le_bytes());
-                        self.buf.extend_from_slice(held);
-                    }
+                    Compression::Stored => small::store(held, self.buf),
                 }
                 false
             }
@@ -162,27 +155,21 @@ impl Write for Member<'_> {
         if data.is_empty() {
             return Ok(0);
         }
-        if let Some(held) = &mut self.held {
-            if held.len() + data.len() <= small::MAX_INPUT {
-                held.extend_from_slice(data);
-                self.crc.update(data);
-                self.len = self.len.wrapping_add(data.len() as u32);
-                return Ok(data.len());
+        match &mut self.held {
+            Some(held) if held.len() + data.len() <= small::MAX_INPUT => {
+                held.extend_from_slice(data)
             }
-            // Too large for `small`: what was held goes to zlib-rs first.
-            let held = self.held.take().expect("held");
-            self.stream(held)?;
-        }
-        loop {
-            let (used, _) = self.step(data, FlushCompress::None)?;
-            if used > 0 {
-                self.crc.update(&data[..used]);
-                self.len = self.len.wrapping_add(used as u32);
-                return Ok(used);
+            Some(_) => {
+                // Too large for `small`: what was held goes to zlib-rs first.
+                let held = self.held.take().expect("held");
+                self.stream(held)?;
+                self.stream(data)?;
             }
-            // No room for output: write the buffer on and go again.
-            self.drain()?;
+            None => self.stream(data)?,
         }
+        self.crc.update(data);
+        self.len = self.len.wrapping_add(data.len() as u32);
+        Ok(data.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {

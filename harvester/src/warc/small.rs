@@ -61,6 +61,20 @@ fn read_u32(input: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(input[at..at + 4].try_into().expect("4 bytes"))
 }
 
+/// Writes `input` (at most [`MAX_INPUT`] bytes) onto `out` as one final stored block: BFINAL 1,
+/// BTYPE 00, then LEN and its complement NLEN (RFC 1951 §3.2.4).
+pub(crate) fn store(input: &[u8], out: &mut Vec<u8>) {
+    assert!(
+        input.len() <= MAX_INPUT,
+        "small::store takes at most {MAX_INPUT} bytes"
+    );
+    let len = input.len() as u16;
+    out.push(1);
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&(!len).to_le_bytes());
+    out.extend_from_slice(input);
+}
+
 /// How many leading bytes `a` and `b` share (at most `b.len()`).
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     let mut n = 0;

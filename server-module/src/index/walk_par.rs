@@ -10,11 +10,11 @@
 //! the scheduler.) At most [`AHEAD_PER_THREAD`] folders per worker are read ahead and not yet
 //! walked, so memory does not grow with the site's width.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 
@@ -47,11 +47,11 @@ struct Shared {
     hook: Option<FolderHook>,
 }
 
-/// The walk's side: the pool and how many folders are read ahead.
+/// The walk's side: the pool and how many folders are read ahead (counted by the walk alone).
 struct Ahead {
     shared: Arc<Shared>,
     pool: Option<rayon::ThreadPool>,
-    out: Arc<AtomicUsize>,
+    out: Cell<usize>,
     limit: usize,
 }
 
@@ -84,7 +84,7 @@ impl Walk<'_> {
                 hook: self.hook.clone(),
             }),
             pool,
-            out: Arc::new(AtomicUsize::new(0)),
+            out: Cell::new(0),
             limit: threads * AHEAD_PER_THREAD,
         };
         let root = ahead.shared.read(Path::new(""), "");
@@ -116,7 +116,7 @@ impl Ahead {
                     let inner = match ahead {
                         Some(rx) => {
                             let got = rx.recv();
-                            self.out.fetch_sub(1, Ordering::AcqRel);
+                            self.out.set(self.out.get() - 1);
                             // A worker that panicked sent nothing: its folder is read here.
                             got.unwrap_or_else(|_| self.shared.read(&rel, &prefix))
                         }
@@ -140,10 +140,10 @@ impl Ahead {
         let Some(pool) = &self.pool else {
             return false;
         };
-        if self.out.load(Ordering::Acquire) >= self.limit {
+        if self.out.get() >= self.limit {
             return false;
         }
-        self.out.fetch_add(1, Ordering::AcqRel);
+        self.out.set(self.out.get() + 1);
         let (tx, rx) = sync_channel(1);
         let (shared, rel, prefix) = (self.shared.clone(), rel.clone(), prefix.clone());
         pool.spawn(move || {

@@ -88,9 +88,7 @@ impl SiteService {
         let meta = regular_file_meta(&file, &self.canonical)?;
         Some((file, meta))
     }
-}
 
-impl SiteService {
     /// The regular file at `rel` when no component of its path is a symlink, found in one system
     /// call: `openat2` below the root with `RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH`, where
     /// `realpath` reads each component as a possible link (a tenth of a small GET's CPU). `None`
