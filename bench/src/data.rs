@@ -21,11 +21,50 @@ pub(crate) fn random_files(dir: &Path, n: usize, size: usize) -> anyhow::Result<
     Ok(out)
 }
 
-/// `n` distinct JPEGs under `dir/img/`: the example site's photo with a COM segment naming the
-/// copy, so every file has its own bytes.
+/// `n` distinct JPEGs under `dir/img/`: the example site's photo (320 x 200, 4.2 KB) with a COM
+/// segment naming the copy, so every file has its own bytes.
 pub(crate) fn jpegs(repo: &Path, dir: &Path, n: usize, tag: &str) -> anyhow::Result<()> {
     let photo = fs::read(repo.join("examples/site/images/sunset.jpg"))?;
-    anyhow::ensure!(photo.starts_with(&[0xFF, 0xD8]), "sunset.jpg is not a JPEG");
+    copies(&photo, dir, n, tag)
+}
+
+/// `n` distinct JPEGs of a camera photo's weight under `dir/img/`: one 1024 x 768 picture (a
+/// graded sky over a textured ground, with grain), baseline at quality 83, about 140 KB, each
+/// copy named in a COM segment as in [`jpegs`]. The same bytes every run.
+pub(crate) fn photos(dir: &Path, n: usize, tag: &str) -> anyhow::Result<()> {
+    let (w, h) = (1024u16, 768u16);
+    let mut grain = 0x2545_F491_4F6C_DD1Du64;
+    let mut pixels = Vec::with_capacity(usize::from(w) * usize::from(h) * 3);
+    for y in 0..u32::from(h) {
+        for x in 0..u32::from(w) {
+            // xorshift64: cheap, fixed noise.
+            grain ^= grain << 13;
+            grain ^= grain >> 7;
+            grain ^= grain << 17;
+            let n = (grain & 31) as u32;
+            let (r, g, b) = if y < 400 {
+                (90 + y / 8, 140 + y / 10, 230 - y / 6)
+            } else {
+                (60 + (x / 16) % 40, 110 + (x * y / 4096) % 60, 40 + y / 30)
+            };
+            let channel = |v: u32| v.min(255) as u8;
+            pixels.extend_from_slice(&[channel(r + n), channel(g + n / 2), channel(b + n / 3)]);
+        }
+    }
+    let mut photo = Vec::new();
+    jpeg_encoder::Encoder::new(&mut photo, 83).encode(
+        &pixels,
+        w,
+        h,
+        jpeg_encoder::ColorType::Rgb,
+    )?;
+    copies(&photo, dir, n, tag)
+}
+
+/// Writes `n` copies of the JPEG `photo` as `dir/img/{tag}{i:04}.jpg`, each with a COM segment
+/// naming it right after the SOI marker.
+fn copies(photo: &[u8], dir: &Path, n: usize, tag: &str) -> anyhow::Result<()> {
+    anyhow::ensure!(photo.starts_with(&[0xFF, 0xD8]), "the photo is not a JPEG");
     let img = dir.join("img");
     fs::create_dir_all(&img)?;
     for i in 0..n {

@@ -14,6 +14,29 @@ use sha2::{Digest as _, Sha256};
 
 use super::status::{Cached, Status};
 
+/// [`Cache::key`] for one fingerprint, its part of the hash computed once: a warm page makes a
+/// key per plugin and file.
+#[derive(Clone, Debug)]
+pub(crate) struct Keyer(Sha256);
+
+impl Keyer {
+    pub(crate) fn new(fingerprint: &str) -> Self {
+        let mut h = Sha256::new();
+        h.update(fingerprint.as_bytes());
+        h.update([0]);
+        Keyer(h)
+    }
+
+    /// The key of the result for the file version `identity`: 64 lowercase hex digits.
+    pub(crate) fn key(&self, identity: &[u8]) -> String {
+        let mut h = self.0.clone();
+        h.update(identity);
+        let mut hex = [0u8; 64];
+        hex::encode_to_slice(h.finalize(), &mut hex).expect("a SHA-256 is 64 hex digits");
+        String::from_utf8(hex.to_vec()).expect("hex digits are ASCII")
+    }
+}
+
 #[derive(Serialize, Deserialize)]
 struct Header {
     #[serde(flatten)]
@@ -35,11 +58,7 @@ impl Cache {
 
     /// The key of a plugin's result for one version of one file.
     pub(crate) fn key(fingerprint: &str, identity: &[u8]) -> String {
-        let mut h = Sha256::new();
-        h.update(fingerprint.as_bytes());
-        h.update([0]);
-        h.update(identity);
-        hex::encode(h.finalize())
+        Keyer::new(fingerprint).key(identity)
     }
 
     fn path(&self, key: &str) -> PathBuf {
@@ -134,5 +153,9 @@ mod tests {
         std::fs::write(&path, bytes).unwrap();
         assert!(cache.get(&key).is_none(), "a torn entry is a miss");
         assert_ne!(Cache::key("fp", b"a"), Cache::key("fp", b"b"));
+        // The same key as hashing it all at once, as entries written before were named.
+        let whole = hex::encode(Sha256::digest(b"fp\0identity"));
+        assert_eq!(key, whole);
+        assert_eq!(Keyer::new("fp").key(b"identity"), whole);
     }
 }

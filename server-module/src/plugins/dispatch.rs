@@ -1,8 +1,8 @@
 //! Running what the cache could not answer: for each plugin, its files of the page. Plugins run
 //! concurrently; within one, built-in digests run in parallel on blocking threads, process tools
 //! one process per file, ExifTool one request at a time to its worker, JHOVE and FIDO
-//! [`BATCH`] files per process. Every tool process holds a permit of the process limit, and every
-//! run ends when the server shuts down.
+//! [`BATCH`] files per process. Every tool process holds a permit of the process limit (JHOVE's
+//! and FIDO's batches ask first), and every run ends when the server shuts down.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -93,7 +93,15 @@ impl Dispatcher {
         subjects: &[Subject],
         pending: Pending,
     ) -> Vec<Fresh> {
-        let stage = match Stage::new(subjects) {
+        // Only the files that a found program will open are linked: built-in digests read the
+        // file itself, and a missing program opens nothing (a page that is warm but for a
+        // missing tool links no file at all).
+        let staged: Vec<usize> = pending
+            .iter()
+            .filter(|(&plugin, _)| plugins[plugin].plugin.opens_staged_files())
+            .flat_map(|(_, files)| files.iter().copied())
+            .collect();
+        let stage = match Stage::new(subjects, &staged) {
             Ok(s) => s,
             Err(err) => {
                 let why = format!("cannot prepare the file for the tool: {err}");
@@ -108,6 +116,10 @@ impl Dispatcher {
                     .collect();
             }
         };
+        // Longest first: the process limit's permits go in the order the groups ask for them,
+        // and a page takes as long as its longest run once it has started.
+        let mut pending: Vec<_> = pending.into_iter().collect();
+        pending.sort_by_key(|(plugin, _)| !plugins[*plugin].plugin.kind.is_long_batch());
         let groups = pending.into_iter().map(|(plugin, files)| {
             let stage = &stage;
             async move {

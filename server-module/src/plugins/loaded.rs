@@ -4,7 +4,7 @@
 use std::ops::Index;
 use std::sync::Arc;
 
-use super::cache::Cache;
+use super::cache::Keyer;
 use super::exiftool::ExifTool;
 use super::isolate::Isolation;
 use super::probe;
@@ -36,8 +36,8 @@ pub(crate) struct Loaded {
     pub(crate) plugin: Plugin,
     /// The tool's version, or why it is unknown (see [`probe::is_unknown`]).
     pub(crate) version: String,
-    /// Keys this plugin's entries in the cache.
-    fingerprint: String,
+    /// Keys this plugin's entries in the cache (its fingerprint hashed in).
+    keyer: Keyer,
     /// The persistent worker of an ExifTool plugin whose program was found.
     pub(crate) exiftool: Option<ExifTool>,
 }
@@ -57,7 +57,7 @@ impl Loaded {
             _ => None,
         };
         Loaded {
-            fingerprint: probe::fingerprint(&plugin, &version),
+            keyer: Keyer::new(&probe::fingerprint(&plugin, &version)),
             plugin,
             version,
             exiftool,
@@ -66,7 +66,7 @@ impl Loaded {
 
     /// The cache key of this plugin's result for the file version `identity`.
     pub(crate) fn key(&self, identity: &[u8]) -> String {
-        Cache::key(&self.fingerprint, identity)
+        self.keyer.key(identity)
     }
 
     /// `run` labelled as this plugin's; `cached` if it came from the cache.

@@ -7,30 +7,43 @@ use std::path::{Path, PathBuf};
 
 use super::subject::Subject;
 
-/// The linked files of one page, removed with the folder when this drops.
+/// The linked files of one page, removed with the folder when this drops (no folder at all when
+/// nothing is linked).
 pub(crate) struct Stage {
-    dir: tempfile::TempDir,
+    dir: Option<tempfile::TempDir>,
     names: Vec<String>,
 }
 
 impl Stage {
-    /// Links every subject, by its index in `subjects`.
-    pub(crate) fn new(subjects: &[Subject]) -> std::io::Result<Stage> {
-        let dir = tempfile::Builder::new().prefix("modoai-").tempdir()?;
+    /// Links the subjects whose indices in `subjects` are in `staged` (each once, however often
+    /// it is listed); every subject keeps its neutral name, and only a linked one may be opened
+    /// through [`Stage::path`].
+    pub(crate) fn new(subjects: &[Subject], staged: &[usize]) -> std::io::Result<Stage> {
         let names: Vec<String> = subjects
             .iter()
             .enumerate()
             .map(|(i, s)| neutral_name(i, &s.rel))
             .collect();
-        for (s, name) in subjects.iter().zip(&names) {
-            std::os::unix::fs::symlink(&s.abs, dir.path().join(name))?;
+        if staged.is_empty() {
+            return Ok(Stage { dir: None, names });
         }
-        Ok(Stage { dir, names })
+        let dir = tempfile::Builder::new().prefix("modoai-").tempdir()?;
+        let mut linked = vec![false; subjects.len()];
+        for &i in staged {
+            if !std::mem::replace(&mut linked[i], true) {
+                std::os::unix::fs::symlink(&subjects[i].abs, dir.path().join(&names[i]))?;
+            }
+        }
+        Ok(Stage {
+            dir: Some(dir),
+            names,
+        })
     }
 
-    /// The neutral path of subject `i`.
+    /// The neutral path of subject `i`, which must have been linked.
     pub(crate) fn path(&self, i: usize) -> PathBuf {
-        self.dir.path().join(&self.names[i])
+        let dir = self.dir.as_ref().expect("only linked subjects are opened");
+        dir.path().join(&self.names[i])
     }
 
     /// The neutral file name of subject `i`.
@@ -76,6 +89,42 @@ mod tests {
             neutral_name(1, Path::new(std::ffi::OsStr::from_bytes(b"caf\xe9.t\xfft"))),
             "f000002"
         );
+    }
+
+    fn subject(dir: &Path, name: &str) -> Subject {
+        let abs = dir.join(name);
+        std::fs::write(&abs, name).unwrap();
+        Subject {
+            abs,
+            rel: PathBuf::from(name),
+            mime: "text/plain".into(),
+            size: name.len() as u64,
+            mtime_ns: 0,
+            inode: 0,
+        }
+    }
+
+    #[test]
+    fn only_the_files_a_tool_opens_are_linked() {
+        let site = tempfile::tempdir().unwrap();
+        let subjects: Vec<Subject> = ["a.txt", "b.txt", "c.txt"]
+            .iter()
+            .map(|n| subject(site.path(), n))
+            .collect();
+        let stage = Stage::new(&subjects, &[2, 0, 2]).unwrap();
+        let dir = stage.dir.as_ref().unwrap().path().to_owned();
+        let mut linked: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        linked.sort();
+        assert_eq!(linked, ["f000001.txt", "f000003.txt"]);
+        assert_eq!(std::fs::read(stage.path(2)).unwrap(), b"c.txt");
+        drop(stage);
+        assert!(!dir.exists(), "the folder goes with the stage");
+        let none = Stage::new(&subjects, &[]).unwrap();
+        assert!(none.dir.is_none(), "nothing to link: no folder is made");
+        assert_eq!(none.name(1), "f000002.txt");
     }
 
     #[test]

@@ -96,6 +96,13 @@ impl Kind {
         }
     }
 
+    /// True for the runners whose one process carries a page's whole share of work after a
+    /// virtual machine's start (JHOVE on Java, FIDO on Python): the longest runs of a page, so
+    /// they are started first and the short ones fill in around them.
+    pub(crate) fn is_long_batch(&self) -> bool {
+        matches!(self, Kind::JhoveBatch(_) | Kind::FidoBatch(_))
+    }
+
     pub(crate) fn runner(&self) -> &'static str {
         match self {
             Kind::Builtin(_) => "builtin",
@@ -138,6 +145,13 @@ impl Plugin {
     /// checked by the caller, against `max_input`).
     pub(crate) fn applies(&self, mime: &str) -> Option<&MimePattern> {
         self.patterns.iter().find(|p| p.matches(mime))
+    }
+
+    /// True if running this plugin opens files through their staged, neutral names: a tool
+    /// whose program was found (built-in digests read the file itself; a missing program runs
+    /// nothing).
+    pub(crate) fn opens_staged_files(&self) -> bool {
+        self.kind.argv().is_some() && self.program.is_some()
     }
 
     /// The command as people read it.

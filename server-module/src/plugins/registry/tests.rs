@@ -112,4 +112,14 @@ fn missing_programs_are_kept_and_marked() {
     let r = load("[[plugin]]\nlabel = \"x\"\nmime = \"*/*\"\ncommand = [\"no-such-tool-modoai\", \"{path}\"]\nversion-command = [\"no-such-tool-modoai\", \"-v\"]\n").unwrap();
     assert_eq!(r.plugins[0].program, None);
     assert!(find_program("sh").is_some());
+    assert!(
+        !r.plugins[0].opens_staged_files(),
+        "a missing tool opens no file"
+    );
+    let r = load("[[plugin]]\nlabel = \"x\"\nmime = \"*/*\"\ncommand = [\"sh\", \"{path}\"]\nversion-command = [\"sh\", \"-c\", \"echo 1\"]\n\n[[plugin]]\nlabel = \"md5\"\nmime = \"*/*\"\nbuiltin = \"md5\"\n").unwrap();
+    assert!(r.plugins[0].opens_staged_files());
+    assert!(
+        !r.plugins[1].opens_staged_files(),
+        "a digest reads the file itself"
+    );
 }
