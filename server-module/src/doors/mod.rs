@@ -104,10 +104,12 @@ pub(crate) fn signposts_for(repo: &Repository, method: &Method, path: &str) -> O
     if rel.is_empty() || rel.ends_with('/') {
         return None;
     }
-    let canonical = url_path::encode(&url_path::decode(rel));
+    let canonical = url_path::canonical(rel);
     let entry = repo.index.get(&canonical).filter(|e| !e.deleted)?;
-    let header = signposts(repo, &repo.identifier(&entry), &entry.mime).header();
-    HeaderValue::from_str(&header).ok()
+    let formats: Vec<Format> = Format::available(repo.config.plugins.is_some()).collect();
+    let identifier = repo.identifier(&entry);
+    let header = signpost::link_header(&identifier, &entry.mime, &repo.base_url, &formats);
+    HeaderValue::from_maybe_shared(Bytes::from(header)).ok()
 }
 
 fn signposts(repo: &Repository, identifier: &str, mime: &str) -> Signposts {

@@ -7,6 +7,8 @@
 //! `describedby` to its GetRecord in every format offered, `type` to a schema.org class, and
 //! `linkset` to its two Linksets. Each GetRecord target `describes` the file in the Linkset.
 
+use std::fmt::{self, Write as _};
+
 use modoai_protocol::ns;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::{json, Map, Value};
@@ -48,29 +50,21 @@ impl Signposts {
     /// The signposts of the file with this identifier and MIME type, on a repository whose
     /// OAI-PMH base URL is `oai_base` and which offers `formats`.
     pub(crate) fn new(identifier: &str, mime: &str, oai_base: &str, formats: &[Format]) -> Self {
-        let id = utf8_percent_encode(identifier, QUERY_VALUE).to_string();
-        let mut links = vec![
-            link(identifier.to_owned(), "cite-as", None, None),
-            link(schema_org_type(mime).to_owned(), "type", None, None),
-        ];
-        let mut described_by = Vec::new();
-        for f in formats {
-            let href = format!(
-                "{oai_base}?verb=GetRecord&metadataPrefix={}&identifier={id}",
-                f.prefix()
-            );
-            described_by.push(href.clone());
-            links.push(link(
-                href,
-                "describedby",
-                Some("text/xml"),
-                Some(profile(*f)),
-            ));
-        }
-        for (suffix, media_type) in [("", LINKSET_TEXT), (".json", LINKSET_JSON)] {
-            let href = format!("{oai_base}/linkset{suffix}?uri={id}");
-            links.push(link(href, "linkset", Some(media_type), None));
-        }
+        let mut links = Vec::new();
+        each_link(
+            identifier,
+            mime,
+            oai_base,
+            formats,
+            |href, rel, media_type, profile| {
+                links.push(link(href.to_string(), rel, media_type, profile));
+            },
+        );
+        let described_by = links
+            .iter()
+            .filter(|l| l.rel == "describedby")
+            .map(|l| l.href.clone())
+            .collect();
         Signposts {
             file: identifier.to_owned(),
             links,
@@ -79,9 +73,16 @@ impl Signposts {
     }
 
     /// The value of the `Link` header: every link, comma-separated (RFC 8288 §3).
+    #[cfg(test)]
     pub(crate) fn header(&self) -> String {
-        let links: Vec<String> = self.links.iter().map(|l| serialize(l, None)).collect();
-        links.join(", ")
+        let mut out = String::new();
+        for l in &self.links {
+            if !out.is_empty() {
+                out.push_str(", ");
+            }
+            write_link(&mut out, format_args!("{}", l.href), l, None);
+        }
+        out
     }
 
     /// The Linkset in `application/linkset` (RFC 9264 §4.1): every link with its anchor, one
@@ -136,6 +137,70 @@ impl Signposts {
     }
 }
 
+/// The value of the `Link` header of the file with this identifier and MIME type, as
+/// `Signposts::new(…).header()` gives it, written straight into one string: every plain GET
+/// sends it.
+pub(crate) fn link_header(
+    identifier: &str,
+    mime: &str,
+    oai_base: &str,
+    formats: &[Format],
+) -> String {
+    let mut out = String::with_capacity(256 + 160 * (formats.len() + 2));
+    each_link(
+        identifier,
+        mime,
+        oai_base,
+        formats,
+        |href, rel, media_type, profile| {
+            if !out.is_empty() {
+                out.push_str(", ");
+            }
+            let l = link(String::new(), rel, media_type, profile);
+            write_link(&mut out, href, &l, None);
+        },
+    );
+    out
+}
+
+/// Calls `f` with each link of a file (target, relation, media type, profile), in the order
+/// they are listed: `cite-as`, `type`, a `describedby` per format, the two `linkset`s.
+fn each_link(
+    identifier: &str,
+    mime: &str,
+    oai_base: &str,
+    formats: &[Format],
+    mut f: impl FnMut(fmt::Arguments<'_>, &'static str, Option<&'static str>, Option<&'static str>),
+) {
+    let id = utf8_percent_encode(identifier, QUERY_VALUE).to_string();
+    f(format_args!("{identifier}"), "cite-as", None, None);
+    f(
+        format_args!("{}", schema_org_type(mime)),
+        "type",
+        None,
+        None,
+    );
+    for format in formats {
+        f(
+            format_args!(
+                "{oai_base}?verb=GetRecord&metadataPrefix={}&identifier={id}",
+                format.prefix()
+            ),
+            "describedby",
+            Some("text/xml"),
+            Some(profile(*format)),
+        );
+    }
+    for (suffix, media_type) in [("", LINKSET_TEXT), (".json", LINKSET_JSON)] {
+        f(
+            format_args!("{oai_base}/linkset{suffix}?uri={id}"),
+            "linkset",
+            Some(media_type),
+            None,
+        );
+    }
+}
+
 fn link(
     href: String,
     rel: &'static str,
@@ -150,19 +215,25 @@ fn link(
     }
 }
 
-/// `<href>; rel="…"; [anchor="…";] type="…"; profile="…"` (RFC 8288 §3). Every part is ASCII:
-/// identifiers are percent-encoded URLs.
-fn serialize(l: &Link, anchor: Option<&str>) -> String {
-    let mut s = format!("<{}>; rel=\"{}\"", l.href, l.rel);
+/// `<href>; rel="…"; [anchor="…";] type="…"; profile="…"` (RFC 8288 §3), the target `href`
+/// and the rest from `l`. Every part is ASCII: identifiers are percent-encoded URLs.
+fn write_link(out: &mut String, href: fmt::Arguments<'_>, l: &Link, anchor: Option<&str>) {
+    let _ = write!(out, "<{href}>; rel=\"{}\"", l.rel);
     if let Some(a) = anchor {
-        s.push_str(&format!("; anchor=\"{a}\""));
+        let _ = write!(out, "; anchor=\"{a}\"");
     }
     if let Some(t) = l.media_type {
-        s.push_str(&format!("; type=\"{t}\""));
+        let _ = write!(out, "; type=\"{t}\"");
     }
     if let Some(p) = l.profile {
-        s.push_str(&format!("; profile=\"{p}\""));
+        let _ = write!(out, "; profile=\"{p}\"");
     }
+}
+
+/// One link as [`write_link`] writes it.
+fn serialize(l: &Link, anchor: Option<&str>) -> String {
+    let mut s = String::new();
+    write_link(&mut s, format_args!("{}", l.href), l, anchor);
     s
 }
 
@@ -213,6 +284,23 @@ mod tests {
         );
         assert!(h.contains("<https://files.example.org/modoai/linkset.json?uri=https%3A%2F%2Ffiles.example.org%2Fdata%2Fa%2520b.pdf>; rel=\"linkset\"; type=\"application/linkset+json\""), "{h}");
         assert!(h.is_ascii());
+    }
+
+    #[test]
+    fn the_header_written_at_once_is_the_one_of_the_links() {
+        let id = "https://files.example.org/data/a%20b.pdf";
+        for formats in [
+            &[Format::Dc][..],
+            &[Format::Dc, Format::Didl, Format::Crate],
+        ] {
+            for mime in ["application/pdf", "image/png", "text/html"] {
+                let base = "https://files.example.org/modoai";
+                assert_eq!(
+                    link_header(id, mime, base, formats),
+                    Signposts::new(id, mime, base, formats).header()
+                );
+            }
+        }
     }
 
     #[test]

@@ -22,6 +22,24 @@ pub(crate) fn encode(rel: &Path) -> String {
     segments.join("/")
 }
 
+/// The canonical form of a URL path, `encode(&decode(path))`, without a copy when `path` is
+/// already canonical: segments of unreserved characters only (RFC 3986 §2.3), none empty, none
+/// `.`, the case of almost every request.
+pub(crate) fn canonical(path: &str) -> std::borrow::Cow<'_, str> {
+    let plain = path.split('/').all(|segment| {
+        !segment.is_empty()
+            && segment != "."
+            && segment
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
+    });
+    if plain {
+        std::borrow::Cow::Borrowed(path)
+    } else {
+        std::borrow::Cow::Owned(encode(&decode(path)))
+    }
+}
+
 /// One path segment (a file or folder name) percent-encoded as [`encode`] does.
 pub(crate) fn encode_segment(name: &[u8]) -> String {
     percent_encode(name, SEGMENT).to_string()
@@ -46,6 +64,34 @@ mod tests {
             encode(Path::new(OsStr::from_bytes(b"bad\xffname"))),
             "bad%FFname"
         );
+    }
+
+    #[test]
+    fn the_canonical_form_is_the_encoding_of_the_decoded_path() {
+        for path in [
+            "a/b.txt",
+            "dir/sub/~x-y_z.html",
+            "a//b",
+            "./a",
+            "a/./b",
+            "a/../b",
+            "a/",
+            "/a",
+            "a%20b/c",
+            "a%2fb",
+            "%41.txt",
+            "a b",
+            "ü.txt",
+            "..",
+            "x/..",
+            "",
+        ] {
+            assert_eq!(canonical(path), encode(&decode(path)), "{path:?}");
+        }
+        assert!(matches!(
+            canonical("a/b.txt"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

@@ -66,7 +66,7 @@ impl SiteService {
     }
 
     /// The file a URL path names, if the site serves it.
-    fn resolve(&self, url_path: &str) -> Option<(PathBuf, std::fs::Metadata)> {
+    fn resolve(&self, url_path: &str) -> Option<Found> {
         let rel = decode_path(url_path)?;
         if let Some(found) = self.without_links(&rel) {
             return found;
@@ -86,30 +86,65 @@ impl SiteService {
             return None;
         }
         let meta = regular_file_meta(&file, &self.canonical)?;
-        Some((file, meta))
+        Some(Found {
+            path: file,
+            meta,
+            opened: None,
+        })
     }
 
-    /// The regular file at `rel` when no component of its path is a symlink, found in one system
-    /// call: `openat2` below the root with `RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH`, where
-    /// `realpath` reads each component as a possible link (a tenth of a small GET's CPU). `None`
-    /// when that cannot say (a symlink on the way, a folder, a kernel without `openat2`): the
-    /// caller resolves the path in full then.
-    fn without_links(&self, rel: &Path) -> Option<Option<(PathBuf, std::fs::Metadata)>> {
+    /// The regular file at `rel` when no component of its path is a symlink, found and opened in
+    /// one system call: `openat2` below the root with `RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH`,
+    /// where `realpath` reads each component as a possible link (a tenth of a small GET's CPU),
+    /// and its metadata taken from the opened file, so they describe the bytes read. Opened as
+    /// nginx opens files, `O_NONBLOCK` so that a FIFO cannot hold the worker, and checked to be a
+    /// regular file before anything is read. `None` when that cannot say (a symlink on the way,
+    /// a folder, a kernel without `openat2`): the caller resolves the path in full then.
+    fn without_links(&self, rel: &Path) -> Option<Option<Found>> {
         let root = self.root_fd.as_ref()?;
         if rel.as_os_str().is_empty() {
             return None;
         }
         let how = ResolveFlags::NO_SYMLINKS | ResolveFlags::BENEATH;
-        let flags = OFlags::PATH | OFlags::CLOEXEC;
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
         let fd = rustix::fs::openat2(root, rel, flags, Mode::empty(), how).ok()?;
-        let meta = std::fs::File::from(fd).metadata().ok()?;
+        let opened = std::fs::File::from(fd);
+        let meta = opened.metadata().ok()?;
         if !meta.is_file() {
             return None;
         }
         if self.own.find(&self.canonical.join(rel)).is_some() {
             return Some(None);
         }
-        Some(Some((self.root.join(rel), meta)))
+        Some(Some(Found {
+            path: self.root.join(rel),
+            meta,
+            opened: Some(opened),
+        }))
+    }
+}
+
+/// A file the site serves.
+struct Found {
+    path: PathBuf,
+    meta: std::fs::Metadata,
+    /// The file already open, when finding it opened it.
+    opened: Option<std::fs::File>,
+}
+
+impl Found {
+    /// The file, open for reading (non-blocking, so that a FIFO swapped in since it was found
+    /// cannot hold the worker).
+    fn open(self) -> Option<std::fs::File> {
+        use std::os::unix::fs::OpenOptionsExt;
+        match self.opened {
+            Some(f) => Some(f),
+            None => std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(OFlags::NONBLOCK.bits() as i32)
+                .open(&self.path)
+                .ok(),
+        }
     }
 }
 
@@ -179,11 +214,11 @@ impl SiteService {
         // the page cache these are a few system calls of microseconds each, while a hop to the
         // blocking pool and back costs two thread wake-ups, most of a small GET's latency on a
         // busy machine. Large bodies are read on the blocking pool ([`super::stream`]).
-        let Some((file, meta)) = self.resolve(req.uri().path()) else {
+        let Some(found) = self.resolve(req.uri().path()) else {
             return status(StatusCode::NOT_FOUND);
         };
-        let mime = crate::mime::detect(&file);
-        let etag = etag(&meta);
+        let mime = crate::mime::detect(&found.path);
+        let etag = etag(&found.meta);
         let not_modified = req
             .headers()
             .get(IF_NONE_MATCH)
@@ -200,13 +235,18 @@ impl SiteService {
                 .boxed_unsync();
             res.headers_mut().remove(CONTENT_TYPE);
             insert(&mut res, ETAG, &etag);
-            if let Ok(mtime) = meta.modified() {
+            if let Ok(mtime) = found.meta.modified() {
                 insert(&mut res, LAST_MODIFIED, &httpdate::fmt_http_date(mtime));
             }
             return res;
         }
+        let file = found.path.clone();
         if super::small::is_plain(req.method(), req.headers()) {
-            if let Some(res) = super::small::answer(&file, &meta, &mime, &etag) {
+            let meta = found.meta.clone();
+            if let Some(res) = found
+                .open()
+                .and_then(|opened| super::small::answer(opened, &meta, &mime, &etag))
+            {
                 return res;
             }
         }
@@ -292,13 +332,34 @@ mod tests {
         own.add(crate::own::OwnKind::Plugins, &root.join("plugins.toml"));
         let site = SiteService::new(&root).unwrap().hiding(own);
         let direct = site.without_links(Path::new("a/b/plain.txt"));
-        let (file, meta) = direct.flatten().expect("found in one call");
-        assert_eq!((file, meta.len()), (root.join("a/b/plain.txt"), 5));
+        let found = direct.flatten().expect("found in one call");
+        assert_eq!(
+            (&found.path, found.meta.len()),
+            (&root.join("a/b/plain.txt"), 5)
+        );
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut found.opened.expect("and opened"), &mut text).unwrap();
+        assert_eq!(text, "plain");
         assert!(
             matches!(site.without_links(Path::new("plugins.toml")), Some(None)),
             "an own file is refused at once"
         );
-        for full in ["link/b/plain.txt", "out/x.txt", "a/b", "a/missing"] {
+        // A FIFO is opened without waiting for a writer, and not served from here.
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root.join("a/fifo"),
+            rustix::fs::FileType::Fifo,
+            Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        for full in [
+            "link/b/plain.txt",
+            "out/x.txt",
+            "a/b",
+            "a/missing",
+            "a/fifo",
+        ] {
             assert!(site.without_links(Path::new(full)).is_none(), "{full}");
         }
         // Through the full resolution: a link inside the root is followed, one out is not.
@@ -306,5 +367,9 @@ mod tests {
         assert!(site.resolve("/out/x.txt").is_none());
         assert!(site.resolve("/plugins.toml").is_none());
         assert!(site.resolve("/a/b/plain.txt").is_some());
+        assert!(
+            site.resolve("/a/fifo").is_none(),
+            "only regular files are served"
+        );
     }
 }

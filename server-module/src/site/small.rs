@@ -3,9 +3,8 @@
 //! one streamed ([`super::stream`]). Requests with `Range` or date conditions take the general
 //! path.
 
-use std::fs::Metadata;
+use std::fs::{File, Metadata};
 use std::io::Read;
-use std::path::Path;
 
 use bytes::Bytes;
 use http::header::{
@@ -28,20 +27,18 @@ pub(super) fn is_plain(method: &Method, headers: &HeaderMap) -> bool {
             .any(|h| headers.contains_key(h))
 }
 
-/// The 200 answer to a plain GET of the file at `file` (`meta` its metadata): a small file read
-/// now, a larger one streamed ([`super::stream`]); `None` when it cannot be opened or read (the
+/// The 200 answer to a plain GET of the open file `file` (`meta` its metadata): a small file
+/// read now, a larger one streamed ([`super::stream`]); `None` when it cannot be read (the
 /// general path answers then).
 pub(super) fn answer(
-    file: &Path,
+    file: File,
     meta: &Metadata,
     mime: &str,
     etag: &str,
 ) -> Option<Response<SiteBody>> {
     if meta.len() > SMALL {
-        let opened = std::fs::File::open(file).ok()?;
-        let len = opened.metadata().ok()?.len();
-        let body = super::stream::body(opened, len);
-        return Some(response(body, len, mime, etag, meta));
+        let body = super::stream::body(file, meta.len());
+        return Some(response(body, meta.len(), mime, etag, meta));
     }
     let bytes = read(file, meta)?;
     let len = bytes.len() as u64;
@@ -53,15 +50,12 @@ pub(super) fn answer(
 /// one that shrank since. Exactly the length `meta` gives is read, as the `ETag` and
 /// `Last-Modified` sent with it describe that version (nginx sends the size it `stat`ed too):
 /// one `read` where reading to the end took a second one to find it.
-fn read(file: &Path, meta: &Metadata) -> Option<Bytes> {
+fn read(mut file: File, meta: &Metadata) -> Option<Bytes> {
     if meta.len() > SMALL {
         return None;
     }
     let mut bytes = vec![0; meta.len() as usize];
-    std::fs::File::open(file)
-        .ok()?
-        .read_exact(&mut bytes)
-        .ok()?;
+    file.read_exact(&mut bytes).ok()?;
     Some(Bytes::from(bytes))
 }
 
