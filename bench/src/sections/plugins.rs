@@ -39,18 +39,21 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
     let cold = http.get(&page).await?;
     anyhow::ensure!(cold.status == 200, "cold page: HTTP {}", cold.status);
     let cold_procs = plugins.processes_started() - before;
-    let mut warm = Vec::new();
+    // The warm page and the same page in oai_didl in turns, a pair per sample after a first pair
+    // untimed: a page takes milliseconds, so single runs would mostly measure the machine's noise.
+    let (mut warm, mut didl) = (Vec::new(), Vec::new());
+    let pairs = ctx.size(15, 3).max(ctx.runs);
     let before = plugins.processes_started();
-    for _ in 0..ctx.runs.max(1) {
-        warm.push(http.get(&page).await?.elapsed.as_secs_f64());
-    }
-    let warm_procs = (plugins.processes_started() - before) / ctx.runs.max(1);
     let didl_page = format!("{oai}?verb=ListRecords&metadataPrefix=oai_didl");
-    let mut didl = Vec::new();
-    for _ in 0..=ctx.runs.max(1) {
-        didl.push(http.get(&didl_page).await?.elapsed.as_secs_f64());
+    for i in 0..=pairs {
+        let w = http.get(&page).await?.elapsed.as_secs_f64();
+        let d = http.get(&didl_page).await?.elapsed.as_secs_f64();
+        if i > 0 {
+            warm.push(w);
+            didl.push(d);
+        }
     }
-    didl.remove(0);
+    let warm_procs = (plugins.processes_started() - before) / (pairs + 1);
     let id = encode(&format!("{base}img/p0000.jpg"));
     let latency = |prefix: &'static str| {
         let (http, url) = (

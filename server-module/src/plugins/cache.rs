@@ -27,13 +27,24 @@ impl Keyer {
         Keyer(h)
     }
 
-    /// The key of the result for the file version `identity`: 64 lowercase hex digits.
-    pub(crate) fn key(&self, identity: &[u8]) -> String {
+    /// The key of the result for the file version `identity`.
+    pub(crate) fn key(&self, identity: &[u8]) -> Key {
         let mut h = self.0.clone();
         h.update(identity);
+        Key(h.finalize().into())
+    }
+}
+
+/// A cache key: a SHA-256, written as 64 lowercase hex digits where it names a file. Kept as
+/// bytes, so that looking a result up in memory neither formats nor compares text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Key([u8; 32]);
+
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut hex = [0u8; 64];
-        hex::encode_to_slice(h.finalize(), &mut hex).expect("a SHA-256 is 64 hex digits");
-        String::from_utf8(hex.to_vec()).expect("hex digits are ASCII")
+        hex::encode_to_slice(self.0, &mut hex).expect("32 bytes are 64 hex digits");
+        f.write_str(std::str::from_utf8(&hex).expect("hex digits are ASCII"))
     }
 }
 
@@ -57,15 +68,17 @@ impl Cache {
     }
 
     /// The key of a plugin's result for one version of one file.
-    pub(crate) fn key(fingerprint: &str, identity: &[u8]) -> String {
+    pub(crate) fn key(fingerprint: &str, identity: &[u8]) -> Key {
         Keyer::new(fingerprint).key(identity)
     }
 
-    fn path(&self, key: &str) -> PathBuf {
-        self.dir.join(&key[..2]).join(&key[2..])
+    /// `ab/cdef…`: the key's 64 hex digits, the first two naming a subfolder.
+    fn path(&self, key: &Key) -> PathBuf {
+        let hex = key.to_string();
+        self.dir.join(&hex[..2]).join(&hex[2..])
     }
 
-    pub(crate) fn get(&self, key: &str) -> Option<Cached> {
+    pub(crate) fn get(&self, key: &Key) -> Option<Cached> {
         let bytes = std::fs::read(self.path(key)).ok()?;
         let nl = bytes.iter().position(|&b| b == b'\n')?;
         let header: Header = serde_json::from_slice(&bytes[..nl]).ok()?;
@@ -79,13 +92,13 @@ impl Cache {
         Some(cached)
     }
 
-    pub(crate) fn put(&self, key: &str, c: &Cached) {
+    pub(crate) fn put(&self, key: &Key, c: &Cached) {
         if let Err(err) = self.write(key, c) {
             tracing::warn!(dir = %self.dir.display(), error = %err, "cannot write the plugin cache");
         }
     }
 
-    fn write(&self, key: &str, c: &Cached) -> std::io::Result<()> {
+    fn write(&self, key: &Key, c: &Cached) -> std::io::Result<()> {
         let path = self.path(key);
         let folder = path.parent().expect("cache paths have a folder");
         std::fs::create_dir_all(folder)?;
@@ -104,11 +117,11 @@ impl Cache {
     }
 
     /// A small text value (a tool's version) under a key.
-    pub(crate) fn get_text(&self, key: &str) -> Option<String> {
+    pub(crate) fn get_text(&self, key: &Key) -> Option<String> {
         self.get(key).and_then(|c| String::from_utf8(c.stdout).ok())
     }
 
-    pub(crate) fn put_text(&self, key: &str, text: &str) {
+    pub(crate) fn put_text(&self, key: &Key, text: &str) {
         let c = Cached {
             status: Status::Ok,
             exit_code: Some(0),
@@ -155,7 +168,9 @@ mod tests {
         assert_ne!(Cache::key("fp", b"a"), Cache::key("fp", b"b"));
         // The same key as hashing it all at once, as entries written before were named.
         let whole = hex::encode(Sha256::digest(b"fp\0identity"));
-        assert_eq!(key, whole);
-        assert_eq!(Keyer::new("fp").key(b"identity"), whole);
+        assert_eq!(key.to_string(), whole);
+        assert_eq!(Keyer::new("fp").key(b"identity").to_string(), whole);
+        let path = cache.path(&key);
+        assert_eq!(path, dir.path().join(&whole[..2]).join(&whole[2..]));
     }
 }

@@ -7,20 +7,21 @@ use std::sync::Arc;
 use quick_cache::sync::Cache;
 use quick_cache::Weighter;
 
+use super::cache::Key;
 use super::loaded::PluginResult;
 
 /// Bytes of results kept in memory.
 const BYTES: u64 = 32 << 20;
 
 /// Results by cache key.
-pub(crate) struct Hot(Cache<String, Arc<PluginResult>, Weight>);
+pub(crate) struct Hot(Cache<Key, Arc<PluginResult>, Weight>);
 
 #[derive(Clone)]
 pub(crate) struct Weight;
 
-impl Weighter<String, Arc<PluginResult>> for Weight {
-    fn weight(&self, key: &String, r: &Arc<PluginResult>) -> u64 {
-        (key.len() + r.run.stdout.len() + r.run.stderr.len() + 256) as u64
+impl Weighter<Key, Arc<PluginResult>> for Weight {
+    fn weight(&self, _: &Key, r: &Arc<PluginResult>) -> u64 {
+        (std::mem::size_of::<Key>() + r.run.stdout.len() + r.run.stderr.len() + 256) as u64
     }
 }
 
@@ -29,12 +30,12 @@ impl Hot {
         Hot(Cache::with_weighter(4096, BYTES, Weight))
     }
 
-    pub(crate) fn get(&self, key: &str) -> Option<Arc<PluginResult>> {
+    pub(crate) fn get(&self, key: &Key) -> Option<Arc<PluginResult>> {
         self.0.get(key)
     }
 
     /// Keeps `r` (a result as a later request sees it: from the cache) under `key`.
-    pub(crate) fn put(&self, key: String, r: Arc<PluginResult>) {
+    pub(crate) fn put(&self, key: Key, r: Arc<PluginResult>) {
         self.0.insert(key, r);
     }
 }

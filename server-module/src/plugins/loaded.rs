@@ -4,7 +4,7 @@
 use std::ops::Index;
 use std::sync::Arc;
 
-use super::cache::Keyer;
+use super::cache::{Key, Keyer};
 use super::exiftool::ExifTool;
 use super::isolate::Isolation;
 use super::probe;
@@ -65,7 +65,7 @@ impl Loaded {
     }
 
     /// The cache key of this plugin's result for the file version `identity`.
-    pub(crate) fn key(&self, identity: &[u8]) -> String {
+    pub(crate) fn key(&self, identity: &[u8]) -> Key {
         self.keyer.key(identity)
     }
 

@@ -122,5 +122,5 @@ pub(crate) fn fingerprint(p: &Plugin, version: &str) -> String {
             "text"
         },
     ];
-    Cache::key(&parts.join("\u{0}"), b"plugin")
+    Cache::key(&parts.join("\u{0}"), b"plugin").to_string()
 }
