@@ -51,11 +51,7 @@ impl Signposts {
     /// OAI-PMH base URL is `oai_base` and which offers `formats`.
     pub(crate) fn new(identifier: &str, mime: &str, oai_base: &str, formats: &[Format]) -> Self {
         let mut links = Vec::new();
-        each_link(
-            identifier,
-            mime,
-            oai_base,
-            formats,
+        Sources::new(identifier, mime, oai_base, formats).each_link(
             |href, rel, media_type, profile| {
                 links.push(link(href.to_string(), rel, media_type, profile));
             },
@@ -147,57 +143,80 @@ pub(crate) fn link_header(
     formats: &[Format],
 ) -> String {
     let mut out = String::with_capacity(256 + 160 * (formats.len() + 2));
-    each_link(
-        identifier,
-        mime,
-        oai_base,
-        formats,
+    Sources::new(identifier, mime, oai_base, formats).each_link(
         |href, rel, media_type, profile| {
             if !out.is_empty() {
                 out.push_str(", ");
             }
-            let l = link(String::new(), rel, media_type, profile);
-            write_link(&mut out, href, &l, None);
+            write_link(
+                &mut out,
+                href,
+                &link(String::new(), rel, media_type, profile),
+                None,
+            );
         },
     );
     out
 }
 
-/// Calls `f` with each link of a file (target, relation, media type, profile), in the order
-/// they are listed: `cite-as`, `type`, a `describedby` per format, the two `linkset`s.
-fn each_link(
-    identifier: &str,
-    mime: &str,
-    oai_base: &str,
-    formats: &[Format],
-    mut f: impl FnMut(fmt::Arguments<'_>, &'static str, Option<&'static str>, Option<&'static str>),
-) {
-    let id = utf8_percent_encode(identifier, QUERY_VALUE).to_string();
-    f(format_args!("{identifier}"), "cite-as", None, None);
-    f(
-        format_args!("{}", schema_org_type(mime)),
-        "type",
-        None,
-        None,
-    );
-    for format in formats {
-        f(
-            format_args!(
-                "{oai_base}?verb=GetRecord&metadataPrefix={}&identifier={id}",
-                format.prefix()
-            ),
-            "describedby",
-            Some("text/xml"),
-            Some(profile(*format)),
-        );
+/// What a file's links are made of: its identifier and MIME type, the repository's OAI-PMH base
+/// URL and the formats it offers.
+struct Sources<'a> {
+    identifier: &'a str,
+    mime: &'a str,
+    oai_base: &'a str,
+    formats: &'a [Format],
+}
+
+impl<'a> Sources<'a> {
+    fn new(identifier: &'a str, mime: &'a str, oai_base: &'a str, formats: &'a [Format]) -> Self {
+        Sources {
+            identifier,
+            mime,
+            oai_base,
+            formats,
+        }
     }
-    for (suffix, media_type) in [("", LINKSET_TEXT), (".json", LINKSET_JSON)] {
+
+    /// Calls `f` with each link of the file (target, relation, media type, profile), in the
+    /// order they are listed: `cite-as`, `type`, a `describedby` per format, the two `linkset`s.
+    fn each_link(
+        &self,
+        mut f: impl FnMut(fmt::Arguments<'_>, &'static str, Option<&'static str>, Option<&'static str>),
+    ) {
+        let Sources {
+            identifier,
+            mime,
+            oai_base,
+            formats,
+        } = *self;
+        let id = utf8_percent_encode(identifier, QUERY_VALUE).to_string();
+        f(format_args!("{identifier}"), "cite-as", None, None);
         f(
-            format_args!("{oai_base}/linkset{suffix}?uri={id}"),
-            "linkset",
-            Some(media_type),
+            format_args!("{}", schema_org_type(mime)),
+            "type",
+            None,
             None,
         );
+        for format in formats {
+            f(
+                format_args!(
+                    "{oai_base}?verb=GetRecord&metadataPrefix={}&identifier={id}",
+                    format.prefix()
+                ),
+                "describedby",
+                Some("text/xml"),
+                Some(profile(*format)),
+            );
+        }
+        for (suffix, media_type) in [("", LINKSET_TEXT), (".json", LINKSET_JSON)] {
+            f(
+                format_args!("{oai_base}/linkset{suffix}?uri={id}"),
+                "linkset",
+                Some(media_type),
+                None,
+            );
+        }
     }
 }
 
