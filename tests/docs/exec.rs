@@ -81,11 +81,27 @@ fn bash(dir: &Path, command: &str) -> Command {
     // The servers' default state folder (the site index), one per test process: two tests that
     // serve the example site at once would otherwise share one index, which only one server may
     // hold; and nothing is left in the home folder.
-    let state = std::env::temp_dir().join(format!("modoai-docs-state-{}", std::process::id()));
-    cmd.env("XDG_STATE_HOME", state)
+    cmd.env("XDG_STATE_HOME", state_home())
         .env_remove("STATE_DIRECTORY");
     cmd.stdin(Stdio::null());
     cmd
+}
+
+/// This test process's default state folder, in the build's own temporary folder; the first call
+/// removes those that processes no longer running left behind (a test process cannot remove its
+/// own when it ends).
+fn state_home() -> std::path::PathBuf {
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("docs-state");
+    SWEPT.call_once(|| {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let pid = entry.file_name().to_string_lossy().parse::<u32>();
+            if pid.is_ok_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    });
+    dir.join(std::process::id().to_string())
 }
 
 /// A server started from a documented command, stopped (SIGTERM) when dropped.
