@@ -105,7 +105,7 @@ pub(crate) fn signposts_for(repo: &Repository, method: &Method, path: &str) -> O
         return None;
     }
     let canonical = url_path::canonical(rel);
-    let entry = repo.index.get(&canonical).filter(|e| !e.deleted)?;
+    let entry = repo.index.latest(&canonical).filter(|e| !e.deleted)?;
     let formats: Vec<Format> = Format::available(repo.config.plugins.is_some()).collect();
     let identifier = repo.identifier(&entry);
     let header = signpost::link_header(&identifier, &entry.mime, &repo.base_url, &formats);

@@ -64,6 +64,11 @@ impl Catalog {
         id
     }
 
+    /// Whether `id` names a MIME type of this catalog.
+    pub(crate) fn knows_mime(&self, id: u32) -> bool {
+        (id as usize) < self.mimes.len()
+    }
+
     /// The MIME essence of id `id` (`application/octet-stream` for an unknown id).
     pub(crate) fn mime(&self, id: u32) -> Arc<str> {
         self.mimes

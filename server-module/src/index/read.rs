@@ -57,6 +57,21 @@ impl Index {
         self.view().get(path)
     }
 
+    /// The record at `path` as last committed, read without a dated view (no snapshot, no
+    /// lock): for a lookup that stands alone, such as a file's `Link` header on a plain GET, where
+    /// no other read has to agree with it. A record whose MIME type the published catalog does
+    /// not know yet (its batch is committed, the catalog about to follow) is read through a view,
+    /// which waits for the catalog.
+    pub(crate) fn latest(&self, path: &str) -> Option<Arc<Entry>> {
+        let bytes = self.ks.records.get(path).ok()??;
+        let r = Record::decode(&bytes)?;
+        let catalog = self.catalog();
+        if !catalog.knows_mime(r.mime) {
+            return self.get(path);
+        }
+        Some(entry(path, r, &catalog))
+    }
+
     /// The lowest datestamp of any record, deleted ones included.
     pub(crate) fn earliest(&self) -> Option<Datestamp> {
         let snap = self.db.snapshot();
@@ -139,14 +154,7 @@ impl View<'_> {
     }
 
     fn entry(&self, path: &str, bytes: &[u8]) -> Option<Arc<Entry>> {
-        let r = Record::decode(bytes)?;
-        Some(Arc::new(Entry {
-            path: Arc::from(path),
-            datestamp: r.datestamp,
-            mime: self.catalog.mime(r.mime),
-            stamp: r.stamp,
-            deleted: r.deleted,
-        }))
+        Some(entry(path, Record::decode(bytes)?, &self.catalog))
     }
 
     /// Up to `limit` live records in URL path order, from `start` on (`Bound::Excluded` to go on
@@ -282,5 +290,16 @@ fn merge<'b>(iters: Vec<impl Iterator<Item = Vec<u8>> + 'b>) -> impl Iterator<It
             heap.push(Reverse((next, i)));
         }
         Some(k)
+    })
+}
+
+/// The entry of the record `r` at `path`, its MIME type named by `catalog`.
+fn entry(path: &str, r: Record, catalog: &Catalog) -> Arc<Entry> {
+    Arc::new(Entry {
+        path: Arc::from(path),
+        datestamp: r.datestamp,
+        mime: catalog.mime(r.mime),
+        stamp: r.stamp,
+        deleted: r.deleted,
     })
 }

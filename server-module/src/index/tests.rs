@@ -109,6 +109,16 @@ fn a_stored_index_pages_counts_and_keeps_its_rules_across_a_reopen() {
     );
     let old = index.get("old.txt").unwrap();
     assert!(old.datestamp >= before, "{:?}", old.datestamp);
+    for path in ["old.txt", "a.txt", "missing.txt"] {
+        let (viewed, latest) = (index.get(path), index.latest(path));
+        assert_eq!(
+            viewed.map(|e| (e.datestamp, e.mime.clone(), e.deleted)),
+            latest.map(|e| (e.datestamp, e.mime.clone(), e.deleted)),
+            "{path}: the same record without a view"
+        );
+    }
+    let catalog = index.catalog();
+    assert!(catalog.knows_mime(0) && !catalog.knows_mime(u32::MAX));
     let gone = index.get("a.txt").unwrap();
     assert!(gone.deleted && gone.datestamp >= before);
     assert_eq!(index.len(), 3);
