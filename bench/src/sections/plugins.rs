@@ -150,16 +150,11 @@ fn tools_by_hand(folder: &std::path::Path) -> anyhow::Result<ByHand> {
         slowest: ("", 0.0),
     };
     for (tool, args) in tools {
-        let start = std::time::Instant::now();
-        let status = std::process::Command::new(tool)
-            .args(args)
+        let mut cmd = std::process::Command::new(tool);
+        cmd.args(args)
             .args(&files)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .map_err(|e| anyhow::anyhow!("{tool}: {e} (run scripts/setup)"))?;
-        let secs = start.elapsed().as_secs_f64();
-        anyhow::ensure!(status.success(), "{tool} on the photos: {status}");
+            .stderr(std::process::Stdio::null());
+        let secs = crate::procs::timed(tool, &mut cmd)?.as_secs_f64();
         by_hand.total += secs;
         if secs > by_hand.slowest.1 {
             by_hand.slowest = (tool, secs);

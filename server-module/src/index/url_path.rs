@@ -1,5 +1,6 @@
 //! URL paths of records: each file's relative path, one canonical percent-encoded form.
 
+use std::borrow::Cow;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -25,18 +26,21 @@ pub(crate) fn encode(rel: &Path) -> String {
 /// The canonical form of a URL path, `encode(&decode(path))`, without a copy when `path` is
 /// already canonical: segments of unreserved characters only (RFC 3986 §2.3), none empty, none
 /// `.`, the case of almost every request.
-pub(crate) fn canonical(path: &str) -> std::borrow::Cow<'_, str> {
-    let plain = path.split('/').all(|segment| {
-        !segment.is_empty()
-            && segment != "."
-            && segment
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
-    });
+pub(crate) fn canonical(path: &str) -> Cow<'_, str> {
+    // A segment `encode` leaves as it is: the encoder borrows it rather than copy it.
+    let kept = |segment: &str| {
+        matches!(
+            Cow::from(percent_encode(segment.as_bytes(), SEGMENT)),
+            Cow::Borrowed(_)
+        )
+    };
+    let plain = path
+        .split('/')
+        .all(|segment| !segment.is_empty() && segment != "." && kept(segment));
     if plain {
-        std::borrow::Cow::Borrowed(path)
+        Cow::Borrowed(path)
     } else {
-        std::borrow::Cow::Owned(encode(&decode(path)))
+        Cow::Owned(encode(&decode(path)))
     }
 }
 

@@ -134,10 +134,10 @@ struct Found {
 
 impl Found {
     /// The file, open for reading (non-blocking, so that a FIFO swapped in since it was found
-    /// cannot hold the worker).
-    fn open(self) -> Option<std::fs::File> {
+    /// cannot hold the worker); the one finding it opened, if any, is handed over.
+    fn open(&mut self) -> Option<std::fs::File> {
         use std::os::unix::fs::OpenOptionsExt;
-        match self.opened {
+        match self.opened.take() {
             Some(f) => Some(f),
             None => std::fs::OpenOptions::new()
                 .read(true)
@@ -214,7 +214,7 @@ impl SiteService {
         // the page cache these are a few system calls of microseconds each, while a hop to the
         // blocking pool and back costs two thread wake-ups, most of a small GET's latency on a
         // busy machine. Large bodies are read on the blocking pool ([`super::stream`]).
-        let Some(found) = self.resolve(req.uri().path()) else {
+        let Some(mut found) = self.resolve(req.uri().path()) else {
             return status(StatusCode::NOT_FOUND);
         };
         let mime = crate::mime::detect(&found.path);
@@ -240,17 +240,15 @@ impl SiteService {
             }
             return res;
         }
-        let file = found.path.clone();
         if super::small::is_plain(req.method(), req.headers()) {
-            let meta = found.meta.clone();
             if let Some(res) = found
                 .open()
-                .and_then(|opened| super::small::answer(opened, &meta, &mime, &etag))
+                .and_then(|opened| super::small::answer(opened, &found.meta, &mime, &etag))
             {
                 return res;
             }
         }
-        serve_file(&file, &mime, &etag, req).await
+        serve_file(&found.path, &mime, &etag, req).await
     }
 }
 

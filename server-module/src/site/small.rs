@@ -46,14 +46,11 @@ pub(super) fn answer(
     Some(response(body, len, mime, etag, meta))
 }
 
-/// The bytes of the small file at `file` (`meta` its metadata), or `None` for a larger one or
-/// one that shrank since. Exactly the length `meta` gives is read, as the `ETag` and
+/// The bytes of the small file `file` (`meta` its metadata, at most [`SMALL`] bytes), or `None`
+/// if it shrank since. Exactly the length `meta` gives is read, as the `ETag` and
 /// `Last-Modified` sent with it describe that version (nginx sends the size it `stat`ed too):
 /// one `read` where reading to the end took a second one to find it.
 fn read(mut file: File, meta: &Metadata) -> Option<Bytes> {
-    if meta.len() > SMALL {
-        return None;
-    }
     let mut bytes = vec![0; meta.len() as usize];
     file.read_exact(&mut bytes).ok()?;
     Some(Bytes::from(bytes))
