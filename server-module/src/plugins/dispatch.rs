@@ -87,12 +87,19 @@ impl Dispatcher {
     }
 
     /// Runs every pending (plugin, files) group; groups run concurrently, bounded by the permits.
-    pub(crate) async fn run_pending(
+    /// Each group's results go to `keep` as soon as that group ends, while the others still run
+    /// (the persistent cache writes them then, not after the page's longest tool).
+    pub(crate) async fn run_pending<K, F>(
         &self,
         plugins: &LoadedPlugins,
         subjects: &[Subject],
         pending: Pending,
-    ) -> Vec<Fresh> {
+        keep: K,
+    ) -> Vec<Fresh>
+    where
+        K: Fn(&[Fresh]) -> F,
+        F: std::future::Future<Output = ()>,
+    {
         // Only the files that a found program will open are linked: built-in digests read the
         // file itself, and a missing program opens nothing (a page that is warm but for a
         // missing tool links no file at all).
@@ -121,12 +128,12 @@ impl Dispatcher {
         let mut pending: Vec<_> = pending.into_iter().collect();
         pending.sort_by_key(|(plugin, _)| !plugins[*plugin].plugin.kind.is_long_batch());
         let groups = pending.into_iter().map(|(plugin, files)| {
-            let stage = &stage;
+            let (stage, keep) = (&stage, &keep);
             async move {
                 let runs = self
                     .run_group(&plugins[plugin], &files, subjects, stage)
                     .await;
-                files
+                let fresh = files
                     .into_iter()
                     .zip(runs)
                     .map(|(subject, run)| Fresh {
@@ -134,7 +141,9 @@ impl Dispatcher {
                         plugin,
                         run,
                     })
-                    .collect::<Vec<_>>()
+                    .collect::<Vec<_>>();
+                keep(&fresh).await;
+                fresh
             }
         });
         join_all(groups).await.into_iter().flatten().collect()

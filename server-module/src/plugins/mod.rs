@@ -193,9 +193,10 @@ impl Plugins {
         let (mut rows, pending) = self.plan(subjects, &identities);
         if !pending.is_empty() {
             let inner = &*self.inner;
+            let keep = |fresh: &[Fresh]| self.keep(fresh, &identities);
             let fresh = inner
                 .dispatcher
-                .run_pending(&inner.plugins, subjects, pending)
+                .run_pending(&inner.plugins, subjects, pending, keep)
                 .await;
             self.fill(&mut rows, fresh, &identities);
         }
@@ -234,7 +235,40 @@ impl Plugins {
         (rows, pending)
     }
 
-    /// Puts each fresh result in its slot, and in the cache if it is worth keeping.
+    /// Writes the results worth keeping of one plugin's run to the persistent cache, on a
+    /// blocking thread: a file each, so the page's other tools go on meanwhile and the server's
+    /// own threads never wait on the disk.
+    fn keep(
+        &self,
+        fresh: &[Fresh],
+        identities: &[Vec<u8>],
+    ) -> impl std::future::Future<Output = ()> {
+        let entries: Vec<(cache::Key, status::Cached)> = fresh
+            .iter()
+            .filter(|f| f.run.status.is_cacheable())
+            .map(|f| {
+                let key = self.inner.plugins[f.plugin].key(&identities[f.subject]);
+                (key, f.run.clone())
+            })
+            .collect();
+        let inner = Arc::clone(&self.inner);
+        async move {
+            if entries.is_empty() {
+                return;
+            }
+            let written = tokio::task::spawn_blocking(move || {
+                for (key, run) in &entries {
+                    inner.cache.put(key, run);
+                }
+            });
+            if let Err(err) = written.await {
+                tracing::warn!(error = %err, "the plugin cache writer stopped");
+            }
+        }
+    }
+
+    /// Puts each fresh result in its slot, and in the memory cache if it is worth keeping (the
+    /// persistent cache has it from [`Self::keep`]).
     fn fill(&self, rows: &mut [Vec<Slot>], fresh: Vec<Fresh>, identities: &[Vec<u8>]) {
         let inner = &*self.inner;
         for f in fresh {
@@ -244,7 +278,6 @@ impl Plugins {
             }
             if f.run.status.is_cacheable() {
                 let key = l.key(&identities[f.subject]);
-                inner.cache.put(&key, &f.run);
                 inner.hot.put(key, l.result(f.run.clone(), true));
             }
             let slot = rows[f.subject]
