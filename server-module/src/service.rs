@@ -153,6 +153,9 @@ impl<S> OaiPmh<S> {
                     types,
                 };
                 tokio::spawn(index::maintain(index.clone(), maintenance));
+                if let Some(plugins) = &config.plugins {
+                    plugins.start_workers();
+                }
                 Arc::new(Repository::new(config, index, site))
             })
             .clone()

@@ -115,8 +115,9 @@ fn my_children_with(needle: &str) -> Vec<u32> {
 }
 
 #[tokio::test]
-async fn the_exiftool_worker_is_niced_and_limited() {
+async fn the_exiftool_and_fido_workers_are_niced_and_limited() {
     require_tool("exiftool", "apt-get install libimage-exiftool-perl");
+    require_tool("fido", "pip install opf-fido into .venv-tools");
     let site = TestSite::empty();
     site.write("a.txt", b"hello", None);
     let work = tempfile::tempdir().unwrap();
@@ -131,24 +132,36 @@ runner = "exiftool"
 command = ["exiftool", "-X", "--System:all", "{path}"]
 version-command = ["exiftool", "-ver"]
 output = "xml"
+
+[[plugin]]
+label = "fido"
+mime = "*/*"
+runner = "fido-batch"
+command = ["fido", "-q", "{paths}"]
+version-command = ["fido", "-v"]
+output = "text"
 "#,
     )
     .await;
     let server = Server::start(site.path(), |c| c.plugins(p)).await;
     let r = crate_of_a(&server).await;
     assert_eq!(plugin(&r, "exiftool")["status"], "ok");
-    // The worker stays after the request; tests run in parallel, so only workers started by
+    let fido = plugin(&r, "fido");
+    assert_eq!(fido["status"], "ok", "{fido:?}");
+    // The workers stay after the request; tests run in parallel, so only workers started by
     // this process with these limits are looked at.
-    let workers: Vec<(i32, [String; 4])> = my_children_with("-stay_open")
-        .into_iter()
-        .filter_map(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).ok()?;
-            Some(nice_and_limits(&stat, &limits))
-        })
-        .collect();
     let want = (12, ["50", "55", "419430400", "419430400"].map(String::from));
-    assert!(workers.contains(&want), "{workers:?}");
+    for marker in ["-stay_open", "-input"] {
+        let workers: Vec<(i32, [String; 4])> = my_children_with(marker)
+            .into_iter()
+            .filter_map(|pid| {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+                let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).ok()?;
+                Some(nice_and_limits(&stat, &limits))
+            })
+            .collect();
+        assert!(workers.contains(&want), "{marker}: {workers:?}");
+    }
     server.stop().await;
 }
 

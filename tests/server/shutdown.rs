@@ -56,23 +56,18 @@ fn processes_with(marker: &str) -> Vec<u32> {
 
 #[test]
 fn sigterm_kills_hanging_tools_and_leaves_no_process() {
-    let exiftool = Command::new("sh")
-        .args(["-c", "command -v exiftool"])
-        .output()
-        .unwrap();
-    assert!(
-        exiftool.status.success(),
-        "exiftool is not installed: run scripts/setup (Debian package libimage-exiftool-perl)"
-    );
-    let exiftool = String::from_utf8(exiftool.stdout).unwrap();
+    let exiftool = program_path("exiftool", "Debian package libimage-exiftool-perl");
+    let fido = program_path("fido", "FIDO from PyPI");
     let root = tempfile::tempdir().unwrap();
     std::fs::write(root.path().join("a.txt"), "hello").unwrap();
     std::fs::write(root.path().join("b.txt"), "world").unwrap();
     let work = tempfile::tempdir().unwrap();
     let marker = format!("modoai-hang-{}-{}", std::process::id(), rand_suffix());
-    // The ExifTool worker carries the marker in its program's name.
+    // The ExifTool and FIDO workers carry the marker in their programs' names.
     let tool = work.path().join(format!("exiftool-{marker}"));
-    std::os::unix::fs::symlink(exiftool.trim(), &tool).unwrap();
+    std::os::unix::fs::symlink(&exiftool, &tool).unwrap();
+    let fido_tool = work.path().join(format!("fido-{marker}"));
+    std::os::unix::fs::symlink(&fido, &fido_tool).unwrap();
     let plugins = work.path().join("plugins.toml");
     std::fs::write(
         &plugins,
@@ -90,12 +85,21 @@ version-command = ["{tool}", "-ver"]
 output = "xml"
 
 [[plugin]]
+label = "fido"
+mime = "*/*"
+runner = "fido-batch"
+command = ["{fido_tool}", "-q", "{{paths}}"]
+version-command = ["{fido_tool}", "-v"]
+output = "text"
+
+[[plugin]]
 label = "hang"
 mime = "text/*"
 command = ["sh", "-c", "sh -c 'sleep 3600; :' {marker}-child & sleep 3600; :", "{marker}", "{{path}}"]
 version-command = ["sh", "-c", "echo hang 1"]
 "#,
-            tool = tool.display()
+            tool = tool.display(),
+            fido_tool = fido_tool.display()
         ),
     )
     .unwrap();
@@ -112,9 +116,9 @@ version-command = ["sh", "-c", "echo hang 1"]
     let id = format!("http://127.0.0.1:{port}/a.txt");
     let target = format!("/modoai?verb=GetRecord&metadataPrefix=oai_crate&identifier={id}");
     let client = std::thread::spawn(move || get(port, &target));
-    // The hanging tool and its child, and the ExifTool worker, are running.
+    // The hanging tool and its child, and the ExifTool and FIDO workers, are running.
     let t = Instant::now();
-    while processes_with(&marker).len() < 3 {
+    while processes_with(&marker).len() < 4 {
         assert!(
             t.elapsed() < MARGIN,
             "the tools did not start: {:?}",
@@ -132,6 +136,19 @@ version-command = ["sh", "-c", "echo hang 1"]
         std::thread::sleep(Duration::from_millis(50));
     }
     assert_eq!(processes_with(&marker), Vec::<u32>::new(), "orphans remain");
+}
+
+/// Where `tool` is on `PATH`, or a panic naming the setup script.
+fn program_path(tool: &str, package: &str) -> String {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .unwrap();
+    assert!(
+        found.status.success(),
+        "{tool} is not installed: run scripts/setup ({package})"
+    );
+    String::from_utf8(found.stdout).unwrap().trim().to_owned()
 }
 
 fn rand_suffix() -> u64 {

@@ -1,8 +1,9 @@
 //! Running what the cache could not answer: for each plugin, its files of the page. Plugins run
 //! concurrently; within one, built-in digests run in parallel on blocking threads, process tools
-//! one process per file, ExifTool one request at a time to its worker, JHOVE and FIDO
-//! [`BATCH`] files per process. Every tool process holds a permit of the process limit (JHOVE's
-//! and FIDO's batches ask first), and every run ends when the server shuts down.
+//! one process per file, ExifTool one request at a time to its worker, JHOVE [`BATCH`] files per
+//! process and FIDO [`BATCH`] files per request to its worker. Every tool process and worker
+//! request holds a permit of the process limit (JHOVE's and FIDO's batches ask first), and every
+//! run ends when the server shuts down.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -188,7 +189,7 @@ impl Dispatcher {
             Kind::JhoveBatch(argv) | Kind::FidoBatch(argv) | Kind::LinesBatch(argv) => {
                 let mut out = Vec::with_capacity(files.len());
                 for chunk in files.chunks(BATCH) {
-                    out.extend(self.run_batch(p, argv, chunk, stage).await);
+                    out.extend(self.run_batch(l, argv, chunk, stage).await);
                 }
                 out
             }
@@ -220,23 +221,30 @@ impl Dispatcher {
             .await
     }
 
-    /// One process for many files; split its output per file. If the batch goes past a limit,
-    /// each file is tried on its own, so one pathological file cannot cost the others their
-    /// metadata.
+    /// One process for many files (or one batch to FIDO's worker); split its output per file.
+    /// If the batch goes past a limit, each file is tried on its own, so one pathological file
+    /// cannot cost the others their metadata.
     async fn run_batch(
         &self,
-        p: &Plugin,
+        l: &Loaded,
         argv: &[String],
         files: &[usize],
         stage: &Stage,
     ) -> Vec<Cached> {
+        let p = &l.plugin;
         let paths: Vec<PathBuf> = files.iter().map(|&i| stage.path(i)).collect();
         let limits = Limits {
             timeout: p.timeout * files.len().min(8) as u32,
             max_stdout: p.max_output * files.len(),
             max_stderr: MAX_STDERR,
         };
-        let outcome = self.run(&expand(argv, &paths), &limits).await;
+        let outcome = match &l.fido {
+            Some(fido) => {
+                let _permit = self.permits.acquire().await.expect(NEVER_CLOSED);
+                self.unless_stopped(fido.analyse(&paths, &limits)).await
+            }
+            None => self.run(&expand(argv, &paths), &limits).await,
+        };
         let lines = match &p.kind {
             Kind::LinesBatch(_) => batch::split_ordered_lines(&outcome.stdout, files.len()),
             _ => None,

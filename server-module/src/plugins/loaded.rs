@@ -1,11 +1,12 @@
 //! The plugins as the server uses them: each resolved plugin with its version, the fingerprint of
-//! its cached results and, for ExifTool, its persistent worker.
+//! its cached results and, for ExifTool and FIDO, its persistent worker.
 
 use std::ops::Index;
 use std::sync::Arc;
 
 use super::cache::{Key, Keyer};
 use super::exiftool::ExifTool;
+use super::fido::Fido;
 use super::isolate::Isolation;
 use super::probe;
 use super::registry::{Kind, OutputKind, Plugin};
@@ -40,20 +41,56 @@ pub(crate) struct Loaded {
     keyer: Keyer,
     /// The persistent worker of an ExifTool plugin whose program was found.
     pub(crate) exiftool: Option<ExifTool>,
+    /// The persistent worker of a FIDO plugin whose program was found.
+    pub(crate) fido: Option<Fido>,
+}
+
+/// A kept-running tool of a plugin, for starting and stopping them all.
+pub(crate) enum Worker<'a> {
+    ExifTool(&'a ExifTool),
+    Fido(&'a Fido),
+}
+
+impl Worker<'_> {
+    /// Starts the worker now, if it is not running.
+    pub(crate) fn start_now(&self) {
+        match self {
+            Worker::ExifTool(w) => w.start_now(),
+            Worker::Fido(w) => w.start_now(),
+        }
+    }
+
+    /// How many processes the worker has started so far.
+    pub(crate) fn starts(&self) -> usize {
+        match self {
+            Worker::ExifTool(w) => w.starts(),
+            Worker::Fido(w) => w.starts(),
+        }
+    }
+
+    /// Stops the worker if it is idle.
+    pub(crate) fn shutdown(&self) {
+        match self {
+            Worker::ExifTool(w) => w.shutdown(),
+            Worker::Fido(w) => w.shutdown(),
+        }
+    }
 }
 
 impl Loaded {
-    /// `plugin` at `version`; an ExifTool worker starts under `isolation`.
+    /// `plugin` at `version`; ExifTool and FIDO workers start under `isolation`.
     pub(crate) fn new(plugin: Plugin, version: String, isolation: &Isolation) -> Self {
         let exiftool = match (&plugin.kind, &plugin.program) {
-            (Kind::ExifTool(_), Some(prog)) => Some(
-                ExifTool::new(
-                    prog.clone().into_os_string(),
-                    plugin.timeout,
-                    plugin.max_output,
-                )
-                .isolation(isolation.clone()),
-            ),
+            (Kind::ExifTool(_), Some(prog)) => Some(ExifTool::new(
+                prog.clone().into_os_string(),
+                plugin.timeout,
+                plugin.max_output,
+                isolation.clone(),
+            )),
+            _ => None,
+        };
+        let fido = match (&plugin.kind, &plugin.program) {
+            (Kind::FidoBatch(argv), Some(prog)) => Some(Fido::new(prog, argv, isolation.clone())),
             _ => None,
         };
         Loaded {
@@ -61,6 +98,7 @@ impl Loaded {
             plugin,
             version,
             exiftool,
+            fido,
         }
     }
 
@@ -123,9 +161,16 @@ impl LoadedPlugins {
             .map(|(i, l)| (PluginId(i), l))
     }
 
-    /// The ExifTool workers.
-    pub(crate) fn exiftools(&self) -> impl Iterator<Item = &ExifTool> {
-        self.0.iter().filter_map(|l| l.exiftool.as_ref())
+    /// Calls `f` with each kept-running tool.
+    pub(crate) fn each_worker(&self, mut f: impl FnMut(Worker<'_>)) {
+        for l in &self.0 {
+            if let Some(w) = &l.exiftool {
+                f(Worker::ExifTool(w));
+            }
+            if let Some(w) = &l.fido {
+                f(Worker::Fido(w));
+            }
+        }
     }
 }
 

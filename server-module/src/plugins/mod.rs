@@ -16,6 +16,7 @@ mod config;
 mod digest;
 mod dispatch;
 pub(crate) mod exiftool;
+mod fido;
 mod hot;
 mod isolate;
 mod loaded;
@@ -23,6 +24,7 @@ mod probe;
 mod program;
 mod registry;
 mod report;
+mod resident;
 pub(crate) mod run;
 mod stage;
 mod status;
@@ -41,7 +43,6 @@ pub use tool::{ToolRun, ToolRunner};
 
 use cache::Cache;
 use dispatch::{Dispatcher, Fresh, Pending};
-use exiftool::ExifTool;
 use hot::Hot;
 use loaded::{Loaded, LoadedPlugins, PluginId};
 use registry::Registry;
@@ -130,9 +131,11 @@ impl Plugins {
         self.inner.cache.dir()
     }
 
-    /// Tool processes started for analyses so far (ExifTool workers included; version probes not).
+    /// Tool processes started for analyses so far (ExifTool and FIDO workers included; version
+    /// probes not).
     pub fn processes_started(&self) -> usize {
-        let workers: usize = self.inner.plugins.exiftools().map(ExifTool::starts).sum();
+        let mut workers = 0;
+        self.inner.plugins.each_worker(|w| workers += w.starts());
         self.inner.dispatcher.processes() + workers
     }
 
@@ -306,13 +309,17 @@ impl Plugins {
         (run.status == status::Status::Ok && hex.len() == 32).then(|| hex.to_owned())
     }
 
+    /// Starts the tools that are kept running (ExifTool, FIDO) now, so that the first page does
+    /// not wait for their start. Called when the site index starts.
+    pub(crate) fn start_workers(&self) {
+        self.inner.plugins.each_worker(|w| w.start_now());
+    }
+
     /// Ends every tool run in progress (killing its process group), makes later runs end at
     /// once, and stops the idle ExifTool workers. Called by the server when it shuts down.
     pub(crate) fn shutdown(&self) {
         self.inner.dispatcher.stop();
-        for worker in self.inner.plugins.exiftools() {
-            worker.shutdown();
-        }
+        self.inner.plugins.each_worker(|w| w.shutdown());
     }
 }
 

@@ -14,12 +14,10 @@ mod argfile;
 mod worker;
 
 use std::ffi::OsString;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
-
-use tokio::sync::Mutex;
+use std::time::Duration;
 
 use super::isolate::Isolation;
+use super::resident::Resident;
 use super::run::{Capture, Ended, Outcome};
 use argfile::argfile_lines;
 use worker::Worker;
@@ -33,46 +31,45 @@ const MAX_STDERR: usize = 64 * 1024;
 /// ExifTool handles one command at a time, so requests are serialized.
 #[derive(Debug)]
 pub(crate) struct ExifTool {
-    /// The `exiftool` program.
-    program: OsString,
     /// Wall-clock limit for one request, from the moment it has the worker.
     timeout: Duration,
     /// Bytes of stdout kept per request.
     max_stdout: usize,
-    /// The running worker, if any; taken out for the length of a request.
-    worker: Mutex<Option<Worker>>,
-    /// Worker processes started so far.
-    starts: AtomicUsize,
-    /// Priority and limits of the worker process.
-    isolation: Isolation,
+    /// The worker process.
+    resident: Resident<Worker>,
 }
 
 impl ExifTool {
-    /// An ExifTool runner; no process starts until the first request.
-    pub(crate) fn new(program: OsString, timeout: Duration, max_stdout: usize) -> Self {
-        ExifTool {
+    /// An ExifTool runner, its worker started under `isolation`; no process starts until the
+    /// first request or [`Self::start_now`].
+    pub(crate) fn new(
+        program: OsString,
+        timeout: Duration,
+        max_stdout: usize,
+        isolation: Isolation,
+    ) -> Self {
+        let argv = vec![
             program,
+            "-stay_open".into(),
+            "True".into(),
+            "-@".into(),
+            "-".into(),
+        ];
+        ExifTool {
             timeout,
             max_stdout,
-            worker: Mutex::new(None),
-            starts: AtomicUsize::new(0),
-            isolation: Isolation::default(),
+            resident: Resident::new("exiftool", argv, isolation),
         }
     }
 
-    /// Starts workers with this priority and these limits. Defaults to none.
-    pub(crate) fn isolation(mut self, isolation: Isolation) -> Self {
-        self.isolation = isolation;
-        self
+    /// Starts the worker now, if it is not running.
+    pub(crate) fn start_now(&self) {
+        self.resident.start_now();
     }
 
-    /// Stops the idle worker, if any (a request in progress owns its worker, which is killed
-    /// when that request is dropped).
+    /// Stops the idle worker, if any.
     pub(crate) fn shutdown(&self) {
-        if let Ok(mut slot) = self.worker.try_lock() {
-            // Dropping the worker kills its process group.
-            slot.take();
-        }
+        self.resident.shutdown();
     }
 
     /// Analyses one file: sends `args` (the file's path among them) as one command and returns
@@ -88,7 +85,7 @@ impl ExifTool {
 
     /// How many worker processes were started so far.
     pub(crate) fn starts(&self) -> usize {
-        self.starts.load(Ordering::Relaxed)
+        self.resident.starts()
     }
 
     /// [`Self::analyse`] with another timeout.
@@ -97,56 +94,19 @@ impl ExifTool {
             Ok(lines) => lines,
             Err(reason) => return Outcome::without_output(Ended::Failed(reason), Duration::ZERO),
         };
-        let mut slot = self.worker.lock().await;
-        let started = Instant::now();
-        // Taken out of the slot: if this future is dropped mid-request, the worker drops with it.
-        // `RLIMIT_CPU` counts the worker's whole life, so a worker that has used half of it is
-        // replaced: every request gets at least half the limit, and only a file that alone burns
-        // that much CPU meets it.
-        let half = self.isolation.cpu_secs.map(|s| Duration::from_secs(s) / 2);
-        let alive = slot
-            .take()
-            .and_then(|mut w| (w.is_alive() && !w.used_cpu(half)).then_some(w));
-        let mut worker = match alive {
-            Some(worker) => worker,
-            None => match self.start() {
-                Ok(worker) => worker,
-                Err(ended) => return Outcome::without_output(ended, started.elapsed()),
-            },
-        };
         let mut out = Capture::new(self.max_stdout);
         let mut err = Capture::new(MAX_STDERR);
-        let exchanged = worker.exchange(&lines, &mut out, &mut err);
-        let result = tokio::time::timeout(timeout, exchanged).await;
-        let ended = match result {
-            Ok(Ok(status)) => {
-                *slot = Some(worker);
-                Ended::Exited(Some(status))
-            }
-            Ok(Err(e)) => match worker.stop().await.map(Ended::of) {
-                Some(killed @ Ended::Killed(_)) => killed,
-                Some(_) | None => Ended::Failed(format!("exiftool worker: {e}")),
-            },
-            Err(_elapsed) => {
-                worker.stop().await;
-                Ended::TimedOut
-            }
+        let (answer, started) = self
+            .resident
+            .exchange(timeout, async |w: &mut Worker| {
+                w.exchange(&lines, &mut out, &mut err).await
+            })
+            .await;
+        let ended = match answer {
+            Ok(status) => Ended::Exited(Some(status)),
+            Err(ended) => ended,
         };
         Outcome::captured(ended, out, err, started)
-    }
-
-    /// Starts a worker process.
-    fn start(&self) -> Result<Worker, Ended> {
-        let argv = self.isolation.wrap(&[
-            self.program.clone(),
-            "-stay_open".into(),
-            "True".into(),
-            "-@".into(),
-            "-".into(),
-        ]);
-        let worker = Worker::spawn(&argv)?;
-        self.starts.fetch_add(1, Ordering::Relaxed);
-        Ok(worker)
     }
 }
 

@@ -16,7 +16,12 @@ fn exiftool() -> OsString {
 }
 
 fn tool() -> ExifTool {
-    ExifTool::new(exiftool(), Duration::from_secs(30), 1 << 20)
+    ExifTool::new(
+        exiftool(),
+        Duration::from_secs(30),
+        1 << 20,
+        Isolation::default(),
+    )
 }
 
 /// `-X --System:all PATH`: RDF/XML without the volatile file-system fields.
@@ -89,7 +94,7 @@ async fn timeout_kills_the_worker_and_the_next_request_restarts_it() {
         .analyse_within(&xml_args(&files[0]), Duration::from_millis(1))
         .await;
     assert_eq!(first.ended, Ended::TimedOut);
-    assert!(tool.worker.lock().await.is_none(), "the worker was dropped");
+    assert!(!tool.resident.has_idle().await, "the worker was dropped");
 
     let second = tool.analyse(&xml_args(&files[0])).await;
     assert_eq!(second.ended, Ended::Exited(Some(0)), "{second:?}");
@@ -118,7 +123,7 @@ async fn a_dead_worker_is_replaced() {
         tool.analyse(&xml_args(&files[0])).await.ended,
         Ended::Exited(Some(0))
     );
-    tool.worker.lock().await.as_mut().unwrap().stop().await;
+    tool.resident.kill_idle().await;
 
     let next = tool.analyse(&xml_args(&files[1])).await;
     assert_eq!(next.ended, Ended::Exited(Some(0)), "{next:?}");
@@ -128,7 +133,12 @@ async fn a_dead_worker_is_replaced() {
 #[tokio::test]
 async fn output_past_the_cap_is_truncated_and_the_worker_stays_in_step() {
     let (_dir, files) = samples();
-    let tool = ExifTool::new(exiftool(), Duration::from_secs(30), 100);
+    let tool = ExifTool::new(
+        exiftool(),
+        Duration::from_secs(30),
+        100,
+        Isolation::default(),
+    );
     let capped = tool.analyse(&xml_args(&files[0])).await;
     assert_eq!(capped.ended, Ended::Exited(Some(0)));
     assert_eq!(capped.stdout.len(), 100);
@@ -144,7 +154,12 @@ async fn output_past_the_cap_is_truncated_and_the_worker_stays_in_step() {
 
 #[tokio::test]
 async fn a_missing_program_is_not_found() {
-    let tool = ExifTool::new("/nonexistent/exiftool".into(), Duration::from_secs(5), 1024);
+    let tool = ExifTool::new(
+        "/nonexistent/exiftool".into(),
+        Duration::from_secs(5),
+        1024,
+        Isolation::default(),
+    );
     let outcome = tool.analyse(&["-ver".into()]).await;
     assert_eq!(outcome.ended, Ended::NotFound);
     assert_eq!(tool.starts(), 0);
@@ -152,7 +167,12 @@ async fn a_missing_program_is_not_found() {
 
 #[tokio::test]
 async fn arguments_the_argfile_cannot_carry_are_refused() {
-    let tool = ExifTool::new("/nonexistent/exiftool".into(), Duration::from_secs(5), 1024);
+    let tool = ExifTool::new(
+        "/nonexistent/exiftool".into(),
+        Duration::from_secs(5),
+        1024,
+        Isolation::default(),
+    );
     for arg in [
         "a\nb",
         "",

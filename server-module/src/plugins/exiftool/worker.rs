@@ -13,13 +13,13 @@
 
 use std::ffi::OsString;
 use std::io;
-use std::process::{ExitStatus, Stdio};
-use std::time::Duration;
+use std::process::Stdio;
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
 
-use crate::plugins::run::{reap, spawn_failure, Capture, Ended, ProcessGroup};
+use crate::plugins::resident::{self, Process};
+use crate::plugins::run::{Capture, Ended};
 
 /// Longest marker line beyond its fixed prefix: the exit status and the closing brace.
 const MAX_STATUS_LEN: usize = 12;
@@ -27,11 +27,8 @@ const MAX_STATUS_LEN: usize = 12;
 /// A running ExifTool process and its pipes.
 #[derive(Debug)]
 pub(super) struct Worker {
-    /// Kills the process group on drop. Declared before `child`, so it drops first, while the
-    /// leader is unreaped and its id cannot belong to anyone else.
-    group: ProcessGroup,
     /// The `exiftool` process.
-    child: Child,
+    process: Process,
     /// Where commands are written.
     stdin: ChildStdin,
     /// Answers, each ending with `{ready<N>}`.
@@ -42,56 +39,32 @@ pub(super) struct Worker {
     requests: u64,
 }
 
-impl Worker {
-    /// Starts `argv` (`exiftool -stay_open True -@ -`, maybe behind the isolation programs) in
-    /// a process group of its own.
-    pub(super) fn spawn(argv: &[OsString]) -> Result<Worker, Ended> {
-        let mut child = Command::new(&argv[0])
+impl resident::Worker for Worker {
+    /// Starts `argv` (`exiftool -stay_open True -@ -`, maybe behind the isolation programs).
+    fn spawn(argv: &[OsString]) -> Result<Worker, Ended> {
+        let mut command = Command::new(&argv[0]);
+        command
             .args(&argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| spawn_failure(&e))?;
+            .stderr(Stdio::piped());
+        let mut process = Process::spawn(command)?;
+        let child = process.child();
         Ok(Worker {
-            group: ProcessGroup::of(&child),
             stdin: child.stdin.take().expect("stdin is piped"),
             stdout: BufReader::new(child.stdout.take().expect("stdout is piped")),
             stderr: BufReader::new(child.stderr.take().expect("stderr is piped")),
-            child,
+            process,
             requests: 0,
         })
     }
 
-    /// Whether the process is still running.
-    pub(super) fn is_alive(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
+    fn process(&mut self) -> &mut Process {
+        &mut self.process
     }
+}
 
-    /// Whether the worker has used at least `budget` of CPU time (user and system, from
-    /// `/proc/PID/stat`); false without a budget or when the figure cannot be read.
-    pub(super) fn used_cpu(&self, budget: Option<Duration>) -> bool {
-        let (Some(budget), Some(pid)) = (budget, self.child.id()) else {
-            return false;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            return false;
-        };
-        // Fields after the command name, which may hold spaces: utime and stime are the 12th and
-        // 13th, in clock ticks.
-        let rest = stat.rfind(')').map_or("", |i| &stat[i + 1..]);
-        let ticks: u64 = rest
-            .split_whitespace()
-            .skip(11)
-            .take(2)
-            .filter_map(|t| t.parse::<u64>().ok())
-            .sum();
-        // The kernel reports USER_HZ ticks, 100 per second on Linux.
-        Duration::from_millis(ticks * 10) >= budget
-    }
-
+impl Worker {
     /// Sends one command (`lines`, from [`super::argfile::argfile_lines`]) and reads its answer
     /// into `out` and `err`; returns the command's exit status.
     pub(super) async fn exchange(
@@ -133,12 +106,6 @@ impl Worker {
             }
         )?;
         Ok(status)
-    }
-
-    /// Kills the process group and reaps the worker.
-    pub(super) async fn stop(&mut self) -> Option<ExitStatus> {
-        self.group.kill();
-        reap(&mut self.child).await
     }
 }
 
