@@ -1,7 +1,7 @@
 //! Running what the cache could not answer: for each plugin, its files of the page. Plugins run
 //! concurrently; within one, built-in digests run in parallel on blocking threads, process tools
-//! one process per file, ExifTool one request at a time to its worker, JHOVE [`BATCH`] files per
-//! process and FIDO [`BATCH`] files per request to its worker. Every tool process and worker
+//! one process per file, ExifTool a page's requests written ahead to its worker, JHOVE [`BATCH`]
+//! files per process and FIDO [`BATCH`] files per request to its worker. Every tool process and worker
 //! request holds a permit of the process limit (JHOVE's and FIDO's batches ask first), and every
 //! run ends when the server shuts down.
 
@@ -179,12 +179,11 @@ impl Dispatcher {
                     .exiftool
                     .as_ref()
                     .expect("an ExifTool plugin whose program was found has a worker");
-                let mut out = Vec::with_capacity(files.len());
-                for &i in files {
-                    let args = expand(&argv[1..], &[stage.path(i)]);
-                    out.push(self.ask_worker(p, worker, &args).await);
-                }
-                out
+                let requests: Vec<Vec<OsString>> = files
+                    .iter()
+                    .map(|&i| expand(&argv[1..], &[stage.path(i)]))
+                    .collect();
+                self.ask_worker(p, worker, &requests).await
             }
             Kind::JhoveBatch(argv) | Kind::FidoBatch(argv) | Kind::LinesBatch(argv) => {
                 let mut out = Vec::with_capacity(files.len());
@@ -196,11 +195,26 @@ impl Dispatcher {
         }
     }
 
-    /// One request to the ExifTool worker, holding a permit while it runs.
-    async fn ask_worker(&self, p: &Plugin, worker: &ExifTool, args: &[OsString]) -> Cached {
+    /// The requests of a page to the ExifTool worker, written ahead, holding one permit while
+    /// they run.
+    async fn ask_worker(
+        &self,
+        p: &Plugin,
+        worker: &ExifTool,
+        requests: &[Vec<OsString>],
+    ) -> Vec<Cached> {
         let _permit = self.permits.acquire().await.expect(NEVER_CLOSED);
-        let outcome = self.unless_stopped(worker.analyse(args)).await;
-        self.to_cached(p, outcome)
+        let outcomes = tokio::select! {
+            outcomes = worker.analyse_all(requests) => outcomes,
+            () = self.stop.cancelled() => {
+                let why = "the server is shutting down".to_owned();
+                requests
+                    .iter()
+                    .map(|_| Outcome::without_output(Ended::Failed(why.clone()), Duration::ZERO))
+                    .collect()
+            }
+        };
+        outcomes.into_iter().map(|o| self.to_cached(p, o)).collect()
     }
 
     /// One process for one file.

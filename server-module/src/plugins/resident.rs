@@ -139,8 +139,9 @@ impl<W: Worker> Resident<W> {
     }
 
     /// Runs `exchange` on the worker (started if needed) within `timeout`, from the moment it
-    /// has the worker; returns its answer and when it began. On an error or a timeout the worker
-    /// is killed, and the next request starts a fresh one.
+    /// has the worker; returns its answer and when it began. On an error or a timeout (the
+    /// session's, or one `exchange` reports as an error of kind `TimedOut`) the worker is
+    /// killed, and the next request starts a fresh one.
     pub(crate) async fn exchange<T>(
         &self,
         timeout: Duration,
@@ -168,6 +169,10 @@ impl<W: Worker> Resident<W> {
             Ok(Ok(answer)) => {
                 *slot = Some(worker);
                 Ok(answer)
+            }
+            Ok(Err(e)) if e.kind() == io::ErrorKind::TimedOut => {
+                worker.process().stop().await;
+                Err(Ended::TimedOut)
             }
             Ok(Err(e)) => match worker.process().stop().await.map(Ended::of) {
                 Some(killed @ Ended::Killed(_)) => Err(killed),

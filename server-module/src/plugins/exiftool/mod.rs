@@ -18,12 +18,12 @@ use std::time::Duration;
 
 use super::isolate::Isolation;
 use super::resident::Resident;
-use super::run::{Capture, Ended, Outcome};
+use super::run::{Ended, Outcome};
 use argfile::argfile_lines;
 use worker::Worker;
 
 /// Bytes of stderr kept per request, as for any plugin (`plugins.toml`: "stderr capped at 64 KiB").
-const MAX_STDERR: usize = 64 * 1024;
+pub(super) const MAX_STDERR: usize = 64 * 1024;
 
 /// One persistent `exiftool -stay_open True -@ -` process shared by all requests, started lazily
 /// and restarted when it dies or times out.
@@ -79,8 +79,19 @@ impl ExifTool {
     /// cannot carry unchanged, or that would break the worker's protocol, give
     /// [`Ended::Failed`] and are not sent. On timeout the worker is killed and
     /// [`Ended::TimedOut`] returned; the next call starts a fresh worker.
+    #[cfg(test)]
     pub(crate) async fn analyse(&self, args: &[OsString]) -> Outcome {
-        self.analyse_within(args, self.timeout).await
+        let mut one = self
+            .analyse_all_within(&[args.to_vec()], self.timeout)
+            .await;
+        one.pop().expect("one outcome per request")
+    }
+
+    /// [`Self::analyse`] for many files, one command each, all written ahead (see [`worker`]):
+    /// an outcome per command, in order. Each command has the whole timeout to itself; after
+    /// one that times out or breaks the worker, the rest go to a fresh worker.
+    pub(crate) async fn analyse_all(&self, requests: &[Vec<OsString>]) -> Vec<Outcome> {
+        self.analyse_all_within(requests, self.timeout).await
     }
 
     /// How many worker processes were started so far.
@@ -88,25 +99,63 @@ impl ExifTool {
         self.resident.starts()
     }
 
-    /// [`Self::analyse`] with another timeout.
-    async fn analyse_within(&self, args: &[OsString], timeout: Duration) -> Outcome {
-        let lines = match argfile_lines(args) {
-            Ok(lines) => lines,
-            Err(reason) => return Outcome::without_output(Ended::Failed(reason), Duration::ZERO),
-        };
-        let mut out = Capture::new(self.max_stdout);
-        let mut err = Capture::new(MAX_STDERR);
-        let (answer, started) = self
-            .resident
-            .exchange(timeout, async |w: &mut Worker| {
-                w.exchange(&lines, &mut out, &mut err).await
-            })
-            .await;
-        let ended = match answer {
-            Ok(status) => Ended::Exited(Some(status)),
-            Err(ended) => ended,
-        };
-        Outcome::captured(ended, out, err, started)
+    /// [`Self::analyse_all`] with another timeout per command.
+    async fn analyse_all_within(
+        &self,
+        requests: &[Vec<OsString>],
+        timeout: Duration,
+    ) -> Vec<Outcome> {
+        let mut outcomes: Vec<Option<Outcome>> = (0..requests.len()).map(|_| None).collect();
+        // The commands to send, by their request's index.
+        let mut todo: Vec<(usize, Vec<u8>)> = Vec::with_capacity(requests.len());
+        for (i, args) in requests.iter().enumerate() {
+            match argfile_lines(args) {
+                Ok(lines) => todo.push((i, lines)),
+                Err(reason) => {
+                    outcomes[i] = Some(Outcome::without_output(
+                        Ended::Failed(reason),
+                        Duration::ZERO,
+                    ))
+                }
+            }
+        }
+        let mut rest = &todo[..];
+        while !rest.is_empty() {
+            let lines: Vec<&[u8]> = rest.iter().map(|(_, l)| &l[..]).collect();
+            let mut answers = Vec::with_capacity(lines.len());
+            // The worker's whole session is bounded too, should ExifTool stop reading commands.
+            let session = timeout.saturating_mul(lines.len() as u32 + 1);
+            let (result, started) = self
+                .resident
+                .exchange(session, async |w: &mut Worker| {
+                    w.exchange_all(&lines, timeout, self.max_stdout, &mut answers)
+                        .await
+                })
+                .await;
+            let answered = answers.len();
+            for ((i, _), a) in rest.iter().zip(answers) {
+                outcomes[*i] = Some(Outcome {
+                    ended: Ended::Exited(Some(a.status)),
+                    truncated: a.out.truncated || a.err.truncated,
+                    stdout: a.out.bytes,
+                    stderr: a.err.bytes,
+                    duration: a.took,
+                });
+            }
+            let mut next = answered;
+            if let (Err(ended), Some((i, _))) = (result, rest.get(answered)) {
+                // The command in progress ended the session; the rest go to a fresh worker.
+                outcomes[*i] = Some(Outcome::without_output(ended, started.elapsed()));
+                next += 1;
+            }
+            // A session answers every command, or ends at one: each turn takes at least one.
+            debug_assert!(next > 0);
+            rest = &rest[next.clamp(1, rest.len())..];
+        }
+        outcomes
+            .into_iter()
+            .map(|o| o.expect("every request has an outcome"))
+            .collect()
     }
 }
 

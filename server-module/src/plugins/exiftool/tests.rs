@@ -91,8 +91,10 @@ async fn timeout_kills_the_worker_and_the_next_request_restarts_it() {
     let (_dir, files) = samples();
     let tool = tool();
     let first = tool
-        .analyse_within(&xml_args(&files[0]), Duration::from_millis(1))
-        .await;
+        .analyse_all_within(&[xml_args(&files[0])], Duration::from_millis(1))
+        .await
+        .pop()
+        .unwrap();
     assert_eq!(first.ended, Ended::TimedOut);
     assert!(!tool.resident.has_idle().await, "the worker was dropped");
 
@@ -190,4 +192,60 @@ async fn arguments_the_argfile_cannot_carry_are_refused() {
         }
     }
     assert_eq!(tool.starts(), 0, "nothing was started");
+}
+
+#[tokio::test]
+async fn a_page_of_requests_written_ahead_answers_each_like_one_shot_runs() {
+    let (_dir, files) = samples();
+    let tool = tool();
+    let requests = vec![
+        xml_args(&files[0]),
+        vec!["-X".into(), "bad\narg".into()],
+        xml_args(&files[1]),
+        xml_args(&files[0].with_file_name("f000009.gif")),
+        xml_args(&files[0]),
+    ];
+    let got = tool.analyse_all(&requests).await;
+    assert_eq!(got.len(), 5);
+    for i in [0, 2, 4] {
+        let want = std::process::Command::new(exiftool())
+            .args(&requests[i])
+            .output()
+            .unwrap();
+        assert_eq!(got[i].ended, Ended::Exited(Some(0)), "{i}: {:?}", got[i]);
+        assert_eq!(
+            String::from_utf8_lossy(&got[i].stdout),
+            String::from_utf8_lossy(&want.stdout)
+        );
+        assert!(got[i].stderr.is_empty(), "{i}: {:?}", got[i]);
+    }
+    match &got[1].ended {
+        Ended::Failed(reason) => assert!(reason.contains("cannot be sent"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(got[3].ended, Ended::Exited(Some(1)), "{:?}", got[3]);
+    assert!(String::from_utf8_lossy(&got[3].stderr).contains("File not found"));
+    assert_eq!(tool.starts(), 1, "one worker answered the page");
+}
+
+#[tokio::test]
+async fn after_a_timeout_the_rest_of_the_page_goes_to_a_fresh_worker() {
+    let (_dir, files) = samples();
+    let tool = tool();
+    let requests = vec![xml_args(&files[0]), xml_args(&files[1])];
+    let got = tool
+        .analyse_all_within(&requests, Duration::from_millis(1))
+        .await;
+    assert_eq!(got.len(), 2);
+    assert!(got.iter().all(|o| o.ended == Ended::TimedOut), "{got:?}");
+    assert_eq!(
+        tool.starts(),
+        2,
+        "the second request had a worker of its own"
+    );
+    let next = tool.analyse_all(&requests).await;
+    assert!(
+        next.iter().all(|o| o.ended == Ended::Exited(Some(0))),
+        "{next:?}"
+    );
 }

@@ -1,4 +1,5 @@
-//! The worker protocol: one `exiftool -stay_open True -@ -` process, one request at a time.
+//! The worker protocol: one `exiftool -stay_open True -@ -` process, one request at a time, the
+//! requests of a page written ahead.
 //!
 //! **Pairing stderr with its request.** ExifTool's errors (`Error: File not found - …`) go to
 //! stderr, which has no `{ready}` line. Each request therefore starts with `-echo4` and the text
@@ -10,16 +11,24 @@
 //! ExifTool writes nothing, so no background reader is needed. `N` is a sequence number followed by
 //! nine random digits, so a file whose metadata holds a line like `{ready2}` (with `-b`, say)
 //! cannot end a request early.
+//!
+//! **Written ahead.** ExifTool runs the commands of its argument stream in order, so a page's
+//! requests are all written at once while their answers are read one after another: ExifTool
+//! goes from one file to the next without waiting for the server to read an answer and write
+//! the next command. Each answer gets its own timeout, counted from the end of the one before.
 
 use std::ffi::OsString;
 use std::io;
 use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
 
 use crate::plugins::resident::{self, Process};
 use crate::plugins::run::{Capture, Ended};
+
+use super::MAX_STDERR;
 
 /// Longest marker line beyond its fixed prefix: the exit status and the closing brace.
 const MAX_STATUS_LEN: usize = 12;
@@ -64,49 +73,111 @@ impl resident::Worker for Worker {
     }
 }
 
+/// One command and the markers that end its answer.
+struct Request {
+    /// The argument-file lines to write, markers included.
+    command: Vec<u8>,
+    /// stdout's last line: `{ready<N>}`.
+    ready: Vec<u8>,
+    /// The start of stderr's last line: `{done<N> `, then the exit status.
+    done: Vec<u8>,
+}
+
+/// One answered request: its exit status, what it wrote, how long it took.
+#[derive(Debug)]
+pub(super) struct Answer {
+    pub(super) status: i32,
+    pub(super) out: Capture,
+    pub(super) err: Capture,
+    pub(super) took: Duration,
+}
+
 impl Worker {
-    /// Sends one command (`lines`, from [`super::argfile::argfile_lines`]) and reads its answer
-    /// into `out` and `err`; returns the command's exit status.
-    pub(super) async fn exchange(
-        &mut self,
-        lines: &[u8],
-        out: &mut Capture,
-        err: &mut Capture,
-    ) -> io::Result<i32> {
+    /// The command for `lines` (from [`super::argfile::argfile_lines`]), with a fresh id.
+    fn request(&mut self, lines: &[u8]) -> Request {
         self.requests += 1;
         let id = format!(
             "{}{:09}",
             self.requests,
             rand::random_range(0..1_000_000_000u32)
         );
-        let ready = format!("{{ready{id}}}");
         let done = format!("{{done{id} ");
-
         let mut command = Vec::with_capacity(lines.len() + 64);
         command.extend_from_slice(b"-echo4\n");
         command.extend_from_slice(done.as_bytes());
         command.extend_from_slice(b"${status}}\n");
         command.extend_from_slice(lines);
         command.extend_from_slice(format!("-execute{id}\n").as_bytes());
-        self.stdin.write_all(&command).await?;
-        self.stdin.flush().await?;
-
-        let ready = ready.as_bytes();
-        let done = done.as_bytes();
-        let ((), status) = tokio::try_join!(
-            async {
-                read_to_marker(&mut self.stdout, ready, |line| line == ready, out).await?;
-                Ok(())
-            },
-            async {
-                let line =
-                    read_to_marker(&mut self.stderr, done, |l| status(l, done).is_some(), err)
-                        .await?;
-                Ok::<_, io::Error>(status(&line, done).expect("the marker has a status"))
-            }
-        )?;
-        Ok(status)
+        Request {
+            command,
+            ready: format!("{{ready{id}}}").into_bytes(),
+            done: done.into_bytes(),
+        }
     }
+
+    /// Sends one command per entry of `lines` and pushes each answer to `answers`, in order, as
+    /// it arrives; each answer may take up to `timeout` from the end of the one before (an
+    /// error of kind `TimedOut` otherwise), and keeps at most `max_stdout` bytes of stdout.
+    pub(super) async fn exchange_all(
+        &mut self,
+        lines: &[&[u8]],
+        timeout: Duration,
+        max_stdout: usize,
+        answers: &mut Vec<Answer>,
+    ) -> io::Result<()> {
+        let requests: Vec<Request> = lines.iter().map(|l| self.request(l)).collect();
+        let stdin = &mut self.stdin;
+        let (stdout, stderr) = (&mut self.stdout, &mut self.stderr);
+        // Written while the answers are read: ExifTool's output could fill its pipes otherwise.
+        let written = async {
+            for r in &requests {
+                stdin.write_all(&r.command).await?;
+            }
+            stdin.flush().await
+        };
+        let read = async {
+            for r in &requests {
+                let started = Instant::now();
+                let mut out = Capture::new(max_stdout);
+                let mut err = Capture::new(MAX_STDERR);
+                let answer = answer(stdout, stderr, r, &mut out, &mut err);
+                let status = tokio::time::timeout(timeout, answer)
+                    .await
+                    .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "no answer in time"))??;
+                answers.push(Answer {
+                    status,
+                    out,
+                    err,
+                    took: started.elapsed(),
+                });
+            }
+            Ok(())
+        };
+        tokio::try_join!(written, read).map(|_| ())
+    }
+}
+
+/// Reads the answer to `r` into `out` and `err`: both pipes at once, up to both markers; returns
+/// the command's exit status.
+async fn answer(
+    stdout: &mut BufReader<ChildStdout>,
+    stderr: &mut BufReader<ChildStderr>,
+    r: &Request,
+    out: &mut Capture,
+    err: &mut Capture,
+) -> io::Result<i32> {
+    let (ready, done) = (&r.ready[..], &r.done[..]);
+    let ((), status) = tokio::try_join!(
+        async {
+            read_to_marker(stdout, ready, |line| line == ready, out).await?;
+            Ok(())
+        },
+        async {
+            let line = read_to_marker(stderr, done, |l| status(l, done).is_some(), err).await?;
+            Ok::<_, io::Error>(status(&line, done).expect("the marker has a status"))
+        }
+    )?;
+    Ok(status)
 }
 
 /// The exit status in a stderr marker line `{done<N> <status>}`, whose prefix is `done`.
