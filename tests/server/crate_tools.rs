@@ -237,6 +237,22 @@ async fn a_page_of_100_jpegs_cold_and_warm() {
     let cold_processes = plugins.processes_started();
     cold.assert_valid();
     assert_eq!(cold.texts("record").len(), 100);
+    // FIDO's files are split over its workers: each record still has its own file's answer.
+    for c in crates(&cold) {
+        let (status, output) = &c.plugins["fido"];
+        assert_eq!(status, "ok", "{}: {output}", c.id);
+        let lines: Vec<&str> = output.lines().collect();
+        assert!(
+            !lines.is_empty() && lines.iter().all(|l| l.contains("fmt/")),
+            "{}: {output}",
+            c.id
+        );
+        let named: std::collections::BTreeSet<&str> = lines
+            .iter()
+            .filter_map(|l| l.split(['"', '&']).find(|f| f.contains("/f0")))
+            .collect();
+        assert_eq!(named.len(), 1, "{}: one file named: {output}", c.id);
+    }
     let t = Instant::now();
     let warm = server
         .oai("verb=ListRecords&metadataPrefix=oai_crate")

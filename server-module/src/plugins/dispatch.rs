@@ -1,8 +1,8 @@
 //! Running what the cache could not answer: for each plugin, its files of the page. Plugins run
 //! concurrently; within one, built-in digests run in parallel on blocking threads, process tools
 //! one process per file, ExifTool a page's requests written ahead to its worker, JHOVE [`BATCH`]
-//! files per process and FIDO [`BATCH`] files per request to its worker. Every tool process and worker
-//! request holds a permit of the process limit (JHOVE's and FIDO's batches ask first), and every
+//! files per process, FIDO's files split over its workers (one per permit) at once. Every tool process and worker
+//! request holds a permit of the process limit (FIDO's and then JHOVE's batches ask first), and every
 //! run ends when the server shuts down.
 
 use std::collections::BTreeMap;
@@ -28,6 +28,9 @@ use super::subject::Subject;
 
 /// Files per batch process (JHOVE, FIDO, `file`): a whole default page of 100 in one.
 const BATCH: usize = 128;
+/// Fewest files per part when FIDO's batch is split over its workers: below that, a second
+/// part would save less than it costs to hand out.
+const MIN_PART: usize = 16;
 /// stderr kept per run.
 const MAX_STDERR: usize = 64 * 1024;
 /// The contract of the process-limit semaphore, for its `expect`.
@@ -124,10 +127,10 @@ impl Dispatcher {
                     .collect();
             }
         };
-        // Longest first: the process limit's permits go in the order the groups ask for them,
-        // and a page takes as long as its longest run once it has started.
+        // The process limit's permits go in the order the groups ask for them, and a page takes
+        // as long as its longest run once it has started (`Kind::turn`).
         let mut pending: Vec<_> = pending.into_iter().collect();
-        pending.sort_by_key(|(plugin, _)| !plugins[*plugin].plugin.kind.is_long_batch());
+        pending.sort_by_key(|(plugin, _)| plugins[*plugin].plugin.kind.turn());
         let groups = pending.into_iter().map(|(plugin, files)| {
             let (stage, keep) = (&stage, &keep);
             async move {
@@ -185,10 +188,21 @@ impl Dispatcher {
                     .collect();
                 self.ask_worker(p, worker, &requests).await
             }
+            Kind::FidoBatch(argv) if l.fido.is_some() => {
+                let fido = l.fido.as_ref().expect("matched");
+                // One part per worker, at once, unless the parts would be small.
+                let parts = fido.workers().min(files.len().div_ceil(MIN_PART)).max(1);
+                let size = files.len().div_ceil(parts).min(BATCH);
+                let runs = files
+                    .chunks(size)
+                    .enumerate()
+                    .map(|(part, chunk)| self.run_batch(l, argv, chunk, stage, part));
+                join_all(runs).await.into_iter().flatten().collect()
+            }
             Kind::JhoveBatch(argv) | Kind::FidoBatch(argv) | Kind::LinesBatch(argv) => {
                 let mut out = Vec::with_capacity(files.len());
                 for chunk in files.chunks(BATCH) {
-                    out.extend(self.run_batch(l, argv, chunk, stage).await);
+                    out.extend(self.run_batch(l, argv, chunk, stage, 0).await);
                 }
                 out
             }
@@ -244,6 +258,7 @@ impl Dispatcher {
         argv: &[String],
         files: &[usize],
         stage: &Stage,
+        part: usize,
     ) -> Vec<Cached> {
         let p = &l.plugin;
         let paths: Vec<PathBuf> = files.iter().map(|&i| stage.path(i)).collect();
@@ -255,7 +270,8 @@ impl Dispatcher {
         let outcome = match &l.fido {
             Some(fido) => {
                 let _permit = self.permits.acquire().await.expect(NEVER_CLOSED);
-                self.unless_stopped(fido.analyse(&paths, &limits)).await
+                self.unless_stopped(fido.analyse(part, &paths, &limits))
+                    .await
             }
             None => self.run(&expand(argv, &paths), &limits).await,
         };

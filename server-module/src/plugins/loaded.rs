@@ -78,8 +78,14 @@ impl Worker<'_> {
 }
 
 impl Loaded {
-    /// `plugin` at `version`; ExifTool and FIDO workers start under `isolation`.
-    pub(crate) fn new(plugin: Plugin, version: String, isolation: &Isolation) -> Self {
+    /// `plugin` at `version`; ExifTool and FIDO workers start under `isolation`, FIDO's one per
+    /// permit of `max_processes`.
+    pub(crate) fn new(
+        plugin: Plugin,
+        version: String,
+        isolation: &Isolation,
+        max_processes: usize,
+    ) -> Self {
         let exiftool = match (&plugin.kind, &plugin.program) {
             (Kind::ExifTool(_), Some(prog)) => Some(ExifTool::new(
                 prog.clone().into_os_string(),
@@ -90,7 +96,9 @@ impl Loaded {
             _ => None,
         };
         let fido = match (&plugin.kind, &plugin.program) {
-            (Kind::FidoBatch(argv), Some(prog)) => Some(Fido::new(prog, argv, isolation.clone())),
+            (Kind::FidoBatch(argv), Some(prog)) => {
+                Some(Fido::new(prog, argv, isolation.clone(), max_processes))
+            }
             _ => None,
         };
         Loaded {
@@ -134,12 +142,18 @@ impl Loaded {
 pub(crate) struct LoadedPlugins(Vec<Loaded>);
 
 impl LoadedPlugins {
-    /// `plugins` with their `versions`, in the same order.
-    pub(crate) fn new(plugins: Vec<Plugin>, versions: Vec<String>, isolation: &Isolation) -> Self {
+    /// `plugins` with their `versions`, in the same order; their workers run under
+    /// `isolation`, FIDO's one per permit of `max_processes`.
+    pub(crate) fn new(
+        plugins: Vec<Plugin>,
+        versions: Vec<String>,
+        isolation: &Isolation,
+        max_processes: usize,
+    ) -> Self {
         let loaded = plugins
             .into_iter()
             .zip(versions)
-            .map(|(p, v)| Loaded::new(p, v, isolation))
+            .map(|(p, v)| Loaded::new(p, v, isolation, max_processes))
             .collect();
         LoadedPlugins(loaded)
     }

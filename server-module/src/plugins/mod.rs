@@ -106,7 +106,7 @@ impl Plugins {
             dispatcher.permits(),
         )
         .await;
-        let plugins = LoadedPlugins::new(plugins, versions, dispatcher.isolation());
+        let plugins = LoadedPlugins::new(plugins, versions, dispatcher.isolation(), max_processes);
         let inner = Inner {
             path,
             max_processes,

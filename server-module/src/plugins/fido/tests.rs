@@ -15,7 +15,7 @@ fn fido() -> PathBuf {
 /// `fido -q {paths}`, as in `plugins.toml`.
 fn tool() -> Fido {
     let argv = ["fido", "-q", "{paths}"].map(String::from);
-    Fido::new(&fido(), &argv, Isolation::default())
+    Fido::new(&fido(), &argv, Isolation::default(), 1)
 }
 
 fn limits() -> Limits {
@@ -67,7 +67,7 @@ fn one_shot(files: &[PathBuf]) -> std::process::Output {
 async fn a_worker_answers_like_a_one_shot_batch() {
     let (_dir, files) = samples();
     let tool = tool();
-    let got = tool.analyse(&files, &limits()).await;
+    let got = tool.analyse(0, &files, &limits()).await;
     let want = one_shot(&files);
     assert_eq!(got.ended, Ended::Exited(Some(0)));
     assert_eq!(untimed(&got.stdout), untimed(&want.stdout));
@@ -81,7 +81,7 @@ async fn a_worker_answers_like_a_one_shot_batch() {
     assert!(!String::from_utf8_lossy(&got.stdout).contains("end-"));
 
     // The next batch is answered by the same process, and only with its own lines.
-    let again = tool.analyse(&files[1..2], &limits()).await;
+    let again = tool.analyse(0, &files[1..2], &limits()).await;
     assert_eq!(again.ended, Ended::Exited(Some(0)));
     assert_eq!(
         untimed(&again.stdout),
@@ -102,11 +102,14 @@ async fn a_timeout_kills_the_worker_and_the_next_batch_restarts_it() {
         timeout: Duration::from_millis(1),
         ..limits()
     };
-    let first = tool.analyse(&files, &short).await;
+    let first = tool.analyse(0, &files, &short).await;
     assert_eq!(first.ended, Ended::TimedOut);
-    assert!(!tool.resident.has_idle().await, "the worker was dropped");
+    assert!(
+        !tool.residents[0].has_idle().await,
+        "the worker was dropped"
+    );
 
-    let second = tool.analyse(&files[..1], &limits()).await;
+    let second = tool.analyse(0, &files[..1], &limits()).await;
     assert_eq!(second.ended, Ended::Exited(Some(0)), "{second:?}");
     assert!(second.stdout.starts_with(b"OK,"), "{second:?}");
     assert_eq!(tool.starts(), 2);
@@ -123,12 +126,12 @@ async fn a_dead_worker_is_replaced_and_a_started_one_is_used() {
         1,
         "one worker, however often it is asked to start"
     );
-    let first = tool.analyse(&files[..1], &limits()).await;
+    let first = tool.analyse(0, &files[..1], &limits()).await;
     assert_eq!(first.ended, Ended::Exited(Some(0)), "{first:?}");
     assert_eq!(tool.starts(), 1, "the batch used the started worker");
 
-    tool.resident.kill_idle().await;
-    let next = tool.analyse(&files[..1], &limits()).await;
+    tool.residents[0].kill_idle().await;
+    let next = tool.analyse(0, &files[..1], &limits()).await;
     assert_eq!(next.ended, Ended::Exited(Some(0)), "{next:?}");
     assert_eq!(tool.starts(), 2);
 }
@@ -141,12 +144,12 @@ async fn output_past_the_cap_is_truncated_and_the_worker_stays_in_step() {
         max_stdout: 10,
         ..limits()
     };
-    let first = tool.analyse(&files, &capped).await;
+    let first = tool.analyse(0, &files, &capped).await;
     assert_eq!(first.ended, Ended::Exited(Some(0)));
     assert_eq!(first.stdout.len(), 10);
     assert!(first.truncated);
 
-    let next = tool.analyse(&files[1..2], &limits()).await;
+    let next = tool.analyse(0, &files[1..2], &limits()).await;
     assert_eq!(
         untimed(&next.stdout),
         untimed(&one_shot(&files[1..2]).stdout)
@@ -157,9 +160,37 @@ async fn output_past_the_cap_is_truncated_and_the_worker_stays_in_step() {
 #[tokio::test]
 async fn a_missing_program_is_not_found() {
     let argv = ["fido", "-q", "{paths}"].map(String::from);
-    let tool = Fido::new(Path::new("/nonexistent/fido"), &argv, Isolation::default());
+    let tool = Fido::new(
+        Path::new("/nonexistent/fido"),
+        &argv,
+        Isolation::default(),
+        1,
+    );
     let (_dir, files) = samples();
-    let outcome = tool.analyse(&files, &limits()).await;
+    let outcome = tool.analyse(0, &files, &limits()).await;
     assert_eq!(outcome.ended, Ended::NotFound);
     assert_eq!(tool.starts(), 0);
+}
+
+#[tokio::test]
+async fn parts_of_a_batch_run_on_their_own_workers_at_once() {
+    let (_dir, files) = samples();
+    let argv = ["fido", "-q", "{paths}"].map(String::from);
+    let tool = Fido::new(&fido(), &argv, Isolation::default(), 2);
+    assert_eq!(tool.workers(), 2);
+    tool.start_now();
+    assert_eq!(tool.starts(), 2, "every worker starts early");
+    let l = limits();
+    let (a, b) = tokio::join!(
+        tool.analyse(0, &files[..2], &l),
+        tool.analyse(1, &files[2..], &l)
+    );
+    assert_eq!(untimed(&a.stdout), untimed(&one_shot(&files[..2]).stdout));
+    assert_eq!(untimed(&b.stdout), untimed(&one_shot(&files[2..]).stdout));
+    assert!(b.stderr.starts_with(b"FIDO: Zero byte file"), "{b:?}");
+    assert!(a.stderr.is_empty(), "{a:?}");
+    // Part numbers beyond the workers wrap around.
+    let c = tool.analyse(3, &files[..1], &l).await;
+    assert_eq!(untimed(&c.stdout), untimed(&one_shot(&files[..1]).stdout));
+    assert_eq!(tool.starts(), 2);
 }

@@ -96,11 +96,17 @@ impl Kind {
         }
     }
 
-    /// True for the runners whose one process carries a page's whole share of work after a
-    /// virtual machine's start (JHOVE on Java, FIDO on Python): the longest runs of a page, so
-    /// they are started first and the short ones fill in around them.
-    pub(crate) fn is_long_batch(&self) -> bool {
-        matches!(self, Kind::JhoveBatch(_) | Kind::FidoBatch(_))
+    /// When this runner's work on a page asks for the process limit, lowest first. FIDO's
+    /// batches go first: they carry the most work per file, on one thread each, and are split
+    /// over one worker per permit, so only they can keep every core busy from the start. JHOVE's
+    /// batch comes next: its Java runs on several threads and fills the cores as FIDO's parts
+    /// end. The short runs fit in around them.
+    pub(crate) fn turn(&self) -> u8 {
+        match self {
+            Kind::FidoBatch(_) => 0,
+            Kind::JhoveBatch(_) => 1,
+            _ => 2,
+        }
     }
 
     pub(crate) fn runner(&self) -> &'static str {
