@@ -191,7 +191,7 @@ impl Dispatcher {
             Kind::FidoBatch(argv) if l.fido.is_some() => {
                 let fido = l.fido.as_ref().expect("matched");
                 // One part per worker, at once, unless the parts would be small.
-                let parts = fido.workers().min(files.len().div_ceil(MIN_PART)).max(1);
+                let parts = (files.len() / MIN_PART).clamp(1, fido.workers());
                 let size = files.len().div_ceil(parts).min(BATCH);
                 let runs = files
                     .chunks(size)
