@@ -10,17 +10,11 @@
 use std::fmt::{self, Write as _};
 
 use modoai_protocol::ns;
-use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use percent_encoding::utf8_percent_encode;
 use serde_json::{json, Map, Value};
 
 use crate::formats::Format;
-
-/// Everything but the unreserved characters of RFC 3986 is encoded in a query value.
-const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
+use crate::index::url_path::UNRESERVED_ONLY;
 
 /// The media type of the text Linkset (RFC 9264 §4.1).
 pub(crate) const LINKSET_TEXT: &str = "application/linkset";
@@ -190,7 +184,7 @@ impl<'a> Sources<'a> {
             oai_base,
             formats,
         } = *self;
-        let id = utf8_percent_encode(identifier, QUERY_VALUE).to_string();
+        let id = utf8_percent_encode(identifier, UNRESERVED_ONLY).to_string();
         f(format_args!("{identifier}"), "cite-as", None, None);
         f(
             format_args!("{}", schema_org_type(mime)),

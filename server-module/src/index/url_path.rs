@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use percent_encoding::{percent_decode_str, percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
-/// Everything of a path segment but unreserved characters (RFC 3986 §2.3) is percent-encoded,
-/// which gives each file one canonical identifier.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+/// Everything but the unreserved characters of RFC 3986 (§2.3) is percent-encoded: in a path
+/// segment, which gives each file one canonical identifier, and in a query value.
+pub(crate) const UNRESERVED_ONLY: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'-')
     .remove(b'.')
     .remove(b'_')
@@ -18,7 +18,7 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
 pub(crate) fn encode(rel: &Path) -> String {
     let segments: Vec<String> = rel
         .components()
-        .map(|c| percent_encode(c.as_os_str().as_bytes(), SEGMENT).to_string())
+        .map(|c| percent_encode(c.as_os_str().as_bytes(), UNRESERVED_ONLY).to_string())
         .collect();
     segments.join("/")
 }
@@ -30,7 +30,7 @@ pub(crate) fn canonical(path: &str) -> Cow<'_, str> {
     // A segment `encode` leaves as it is: the encoder borrows it rather than copy it.
     let kept = |segment: &str| {
         matches!(
-            Cow::from(percent_encode(segment.as_bytes(), SEGMENT)),
+            Cow::from(percent_encode(segment.as_bytes(), UNRESERVED_ONLY)),
             Cow::Borrowed(_)
         )
     };
@@ -46,7 +46,7 @@ pub(crate) fn canonical(path: &str) -> Cow<'_, str> {
 
 /// One path segment (a file or folder name) percent-encoded as [`encode`] does.
 pub(crate) fn encode_segment(name: &[u8]) -> String {
-    percent_encode(name, SEGMENT).to_string()
+    percent_encode(name, UNRESERVED_ONLY).to_string()
 }
 
 /// The relative file path of a URL path made by [`encode`] (its exact inverse: `%` itself is
