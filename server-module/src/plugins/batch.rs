@@ -82,7 +82,8 @@ pub(crate) fn split_ordered_lines(text: &[u8], n: usize) -> Option<Vec<Vec<u8>>>
     (lines.len() == n).then_some(lines)
 }
 
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
+/// Whether `needle` occurs in `hay` (a line names a file, or a worker's sentinel).
+pub(crate) fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
 

@@ -1,9 +1,9 @@
 //! Running what the cache could not answer: for each plugin, its files of the page. Plugins run
 //! concurrently; within one, built-in digests run in parallel on blocking threads, process tools
 //! one process per file, ExifTool a page's requests written ahead to its worker, JHOVE [`BATCH`]
-//! files per process, FIDO's files split over its workers (one per permit) at once. Every tool process and worker
-//! request holds a permit of the process limit (FIDO's and then JHOVE's batches ask first), and every
-//! run ends when the server shuts down.
+//! files per process, FIDO's files split over its workers (one per permit) at once. Every tool
+//! process and worker request holds a permit of the process limit (FIDO's and then JHOVE's
+//! batches ask first), and every run ends when the server shuts down.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -21,7 +21,7 @@ use super::exiftool::ExifTool;
 use super::isolate::Isolation;
 use super::loaded::{Loaded, LoadedPlugins, PluginId};
 use super::registry::{Digest, Kind, Plugin};
-use super::run::{self, Ended, Limits, Outcome};
+use super::run::{self, Ended, Limits, Outcome, MAX_STDERR};
 use super::stage::{expand, Stage};
 use super::status::{is_past_a_limit, note, Cached, Status};
 use super::subject::Subject;
@@ -31,8 +31,6 @@ const BATCH: usize = 128;
 /// Fewest files per part when FIDO's batch is split over its workers: below that, a second
 /// part would save less than it costs to hand out.
 const MIN_PART: usize = 16;
-/// stderr kept per run.
-const MAX_STDERR: usize = 64 * 1024;
 /// The contract of the process-limit semaphore, for its `expect`.
 const NEVER_CLOSED: &str = "the process-limit semaphore is never closed";
 
@@ -188,8 +186,11 @@ impl Dispatcher {
                     .collect();
                 self.ask_worker(p, worker, &requests).await
             }
-            Kind::FidoBatch(argv) if l.fido.is_some() => {
-                let fido = l.fido.as_ref().expect("matched");
+            Kind::FidoBatch(argv) => {
+                let fido = l
+                    .fido
+                    .as_ref()
+                    .expect("a FIDO plugin whose program was found has workers");
                 // One part per worker, at once, unless the parts would be small.
                 let parts = (files.len() / MIN_PART).clamp(1, fido.workers());
                 let size = files.len().div_ceil(parts).min(BATCH);
@@ -199,7 +200,7 @@ impl Dispatcher {
                     .map(|(part, chunk)| self.run_batch(l, argv, chunk, stage, part));
                 join_all(runs).await.into_iter().flatten().collect()
             }
-            Kind::JhoveBatch(argv) | Kind::FidoBatch(argv) | Kind::LinesBatch(argv) => {
+            Kind::JhoveBatch(argv) | Kind::LinesBatch(argv) => {
                 let mut out = Vec::with_capacity(files.len());
                 for chunk in files.chunks(BATCH) {
                     out.extend(self.run_batch(l, argv, chunk, stage, 0).await);
@@ -218,16 +219,10 @@ impl Dispatcher {
         requests: &[Vec<OsString>],
     ) -> Vec<Cached> {
         let _permit = self.permits.acquire().await.expect(NEVER_CLOSED);
-        let outcomes = tokio::select! {
-            outcomes = worker.analyse_all(requests) => outcomes,
-            () = self.stop.cancelled() => {
-                let why = "the server is shutting down".to_owned();
-                requests
-                    .iter()
-                    .map(|_| Outcome::without_output(Ended::Failed(why.clone()), Duration::ZERO))
-                    .collect()
-            }
-        };
+        let outcomes = self
+            .or_stopped(worker.analyse_all(requests))
+            .await
+            .unwrap_or_else(|| requests.iter().map(|_| stopped()).collect());
         outcomes.into_iter().map(|o| self.to_cached(p, o)).collect()
     }
 
@@ -372,20 +367,28 @@ impl Dispatcher {
     }
 
     /// The outcome of `run`, unless the server shuts down first: then `run` is dropped, which
-    /// kills its tool's process group.
+    /// kills its tool's process group, and the outcome says so.
     async fn unless_stopped(&self, run: impl std::future::Future<Output = Outcome>) -> Outcome {
+        self.or_stopped(run).await.unwrap_or_else(stopped)
+    }
+
+    /// What `run` gives, or `None` if the server shuts down first (then `run` is dropped).
+    async fn or_stopped<T>(&self, run: impl std::future::Future<Output = T>) -> Option<T> {
         tokio::select! {
-            outcome = run => outcome,
-            () = self.stop.cancelled() => {
-                let why = "the server is shutting down".to_owned();
-                Outcome::without_output(Ended::Failed(why), Duration::ZERO)
-            }
+            done = run => Some(done),
+            () = self.stop.cancelled() => None,
         }
     }
 
     fn to_cached(&self, p: &Plugin, o: Outcome) -> Cached {
         Cached::from_outcome(p, &self.isolation, o)
     }
+}
+
+/// The outcome of a run that the server's shutdown ended.
+fn stopped() -> Outcome {
+    let why = "the server is shutting down".to_owned();
+    Outcome::without_output(Ended::Failed(why), Duration::ZERO)
 }
 
 /// A built-in digest of `subject`'s file, computed on a blocking thread.

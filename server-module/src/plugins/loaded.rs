@@ -10,6 +10,7 @@ use super::fido::Fido;
 use super::isolate::Isolation;
 use super::probe;
 use super::registry::{Kind, OutputKind, Plugin};
+use super::resident::Kept;
 use super::status::Cached;
 
 /// A plugin's place in `plugins.toml` order.
@@ -41,40 +42,8 @@ pub(crate) struct Loaded {
     keyer: Keyer,
     /// The persistent worker of an ExifTool plugin whose program was found.
     pub(crate) exiftool: Option<ExifTool>,
-    /// The persistent worker of a FIDO plugin whose program was found.
+    /// The persistent workers of a FIDO plugin whose program was found.
     pub(crate) fido: Option<Fido>,
-}
-
-/// A kept-running tool of a plugin, for starting and stopping them all.
-pub(crate) enum Worker<'a> {
-    ExifTool(&'a ExifTool),
-    Fido(&'a Fido),
-}
-
-impl Worker<'_> {
-    /// Starts the worker now, if it is not running.
-    pub(crate) fn start_now(&self) {
-        match self {
-            Worker::ExifTool(w) => w.start_now(),
-            Worker::Fido(w) => w.start_now(),
-        }
-    }
-
-    /// How many processes the worker has started so far.
-    pub(crate) fn starts(&self) -> usize {
-        match self {
-            Worker::ExifTool(w) => w.starts(),
-            Worker::Fido(w) => w.starts(),
-        }
-    }
-
-    /// Stops the worker if it is idle.
-    pub(crate) fn shutdown(&self) {
-        match self {
-            Worker::ExifTool(w) => w.shutdown(),
-            Worker::Fido(w) => w.shutdown(),
-        }
-    }
 }
 
 impl Loaded {
@@ -175,16 +144,13 @@ impl LoadedPlugins {
             .map(|(i, l)| (PluginId(i), l))
     }
 
-    /// Calls `f` with each kept-running tool.
-    pub(crate) fn each_worker(&self, mut f: impl FnMut(Worker<'_>)) {
-        for l in &self.0 {
-            if let Some(w) = &l.exiftool {
-                f(Worker::ExifTool(w));
-            }
-            if let Some(w) = &l.fido {
-                f(Worker::Fido(w));
-            }
-        }
+    /// The kept-running tools (ExifTool's and FIDO's workers).
+    pub(crate) fn kept(&self) -> impl Iterator<Item = &dyn Kept> {
+        self.0.iter().flat_map(|l| {
+            let exiftool = l.exiftool.as_ref().map(|w| w as &dyn Kept);
+            let fido = l.fido.as_ref().map(|w| w as &dyn Kept);
+            exiftool.into_iter().chain(fido)
+        })
     }
 }
 

@@ -46,6 +46,7 @@ use dispatch::{Dispatcher, Fresh, Pending};
 use hot::Hot;
 use loaded::{Loaded, LoadedPlugins, PluginId};
 use registry::Registry;
+use resident::Kept;
 use status::{note, Status};
 
 /// The configured metadata tools. Cheap to clone.
@@ -134,8 +135,7 @@ impl Plugins {
     /// Tool processes started for analyses so far (ExifTool and FIDO workers included; version
     /// probes not).
     pub fn processes_started(&self) -> usize {
-        let mut workers = 0;
-        self.inner.plugins.each_worker(|w| workers += w.starts());
+        let workers: usize = self.inner.plugins.kept().map(Kept::starts).sum();
         self.inner.dispatcher.processes() + workers
     }
 
@@ -312,14 +312,15 @@ impl Plugins {
     /// Starts the tools that are kept running (ExifTool, FIDO) now, so that the first page does
     /// not wait for their start. Called when the site index starts.
     pub(crate) fn start_workers(&self) {
-        self.inner.plugins.each_worker(|w| w.start_now());
+        self.inner.plugins.kept().for_each(Kept::start_now);
     }
 
     /// Ends every tool run in progress (killing its process group), makes later runs end at
-    /// once, and stops the idle ExifTool workers. Called by the server when it shuts down.
+    /// once, and stops the idle ExifTool and FIDO workers. Called by the server when it shuts
+    /// down.
     pub(crate) fn shutdown(&self) {
         self.inner.dispatcher.stop();
-        self.inner.plugins.each_worker(|w| w.shutdown());
+        self.inner.plugins.kept().for_each(Kept::shutdown);
     }
 }
 

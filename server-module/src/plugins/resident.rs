@@ -87,6 +87,18 @@ pub(crate) trait Worker: Sized + Send {
     fn process(&mut self) -> &mut Process;
 }
 
+/// What the server does with each kept-running tool, whatever its protocol: start it early,
+/// count its starts, stop it when the server stops.
+pub(crate) trait Kept {
+    /// Starts the tool's workers now, those not running or starting.
+    fn start_now(&self);
+    /// How many worker processes were started so far.
+    fn starts(&self) -> usize;
+    /// Stops the idle workers (a request in progress owns its worker, which is killed when that
+    /// request is dropped).
+    fn shutdown(&self);
+}
+
 /// One kept-running process of a tool, shared by all requests.
 #[derive(Debug)]
 pub(crate) struct Resident<W> {

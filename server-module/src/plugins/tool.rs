@@ -13,10 +13,7 @@ use tokio::sync::Semaphore;
 use super::config::PluginsError;
 use super::isolate::Isolation;
 use super::registry::Registry;
-use super::run::{run, Ended, Limits};
-
-/// Bytes of stderr kept per run, as for the plugins.
-const MAX_STDERR: usize = 64 * 1024;
+use super::run::{run, Ended, Limits, MAX_STDERR};
 
 /// Runs tools with the isolation and limits of a `plugins.toml`'s `[settings]`. Cheap to clone;
 /// clones share the bound on processes at once.

@@ -17,13 +17,10 @@ use std::ffi::OsString;
 use std::time::Duration;
 
 use super::isolate::Isolation;
-use super::resident::Resident;
+use super::resident::{Kept, Resident};
 use super::run::{Ended, Outcome};
 use argfile::argfile_lines;
 use worker::Worker;
-
-/// Bytes of stderr kept per request, as for any plugin (`plugins.toml`: "stderr capped at 64 KiB").
-pub(super) const MAX_STDERR: usize = 64 * 1024;
 
 /// One persistent `exiftool -stay_open True -@ -` process shared by all requests, started lazily
 /// and restarted when it dies or times out.
@@ -41,7 +38,7 @@ pub(crate) struct ExifTool {
 
 impl ExifTool {
     /// An ExifTool runner, its worker started under `isolation`; no process starts until the
-    /// first request or [`Self::start_now`].
+    /// first request or [`Kept::start_now`].
     pub(crate) fn new(
         program: OsString,
         timeout: Duration,
@@ -60,16 +57,6 @@ impl ExifTool {
             max_stdout,
             resident: Resident::new("exiftool", argv, isolation),
         }
-    }
-
-    /// Starts the worker now, if it is not running.
-    pub(crate) fn start_now(&self) {
-        self.resident.start_now();
-    }
-
-    /// Stops the idle worker, if any.
-    pub(crate) fn shutdown(&self) {
-        self.resident.shutdown();
     }
 
     /// Analyses one file: sends `args` (the file's path among them) as one command and returns
@@ -92,11 +79,6 @@ impl ExifTool {
     /// one that times out or breaks the worker, the rest go to a fresh worker.
     pub(crate) async fn analyse_all(&self, requests: &[Vec<OsString>]) -> Vec<Outcome> {
         self.analyse_all_within(requests, self.timeout).await
-    }
-
-    /// How many worker processes were started so far.
-    pub(crate) fn starts(&self) -> usize {
-        self.resident.starts()
     }
 
     /// [`Self::analyse_all`] with another timeout per command.
@@ -156,6 +138,20 @@ impl ExifTool {
             .into_iter()
             .map(|o| o.expect("every request has an outcome"))
             .collect()
+    }
+}
+
+impl Kept for ExifTool {
+    fn start_now(&self) {
+        self.resident.start_now();
+    }
+
+    fn starts(&self) -> usize {
+        self.resident.starts()
+    }
+
+    fn shutdown(&self) {
+        self.resident.shutdown();
     }
 }
 

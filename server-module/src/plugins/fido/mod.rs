@@ -13,7 +13,7 @@ mod worker;
 use std::path::{Path, PathBuf};
 
 use super::isolate::Isolation;
-use super::resident::Resident;
+use super::resident::{Kept, Resident};
 use super::run::{Capture, Ended, Limits, Outcome};
 use super::stage::expand;
 use worker::Worker;
@@ -28,7 +28,7 @@ pub(crate) struct Fido {
 impl Fido {
     /// `workers` workers (at least one) of the `fido-batch` command `argv` (its `{paths}`
     /// becomes `-input -`), run as `program` under `isolation`; nothing starts until the first
-    /// batch or [`Self::start_now`].
+    /// batch or [`Kept::start_now`].
     pub(crate) fn new(
         program: &Path,
         argv: &[String],
@@ -46,21 +46,6 @@ impl Fido {
     /// How many workers there are.
     pub(crate) fn workers(&self) -> usize {
         self.residents.len()
-    }
-
-    /// Starts the workers now, those not running.
-    pub(crate) fn start_now(&self) {
-        self.residents.iter().for_each(Resident::start_now);
-    }
-
-    /// Stops the idle workers.
-    pub(crate) fn shutdown(&self) {
-        self.residents.iter().for_each(Resident::shutdown);
-    }
-
-    /// How many worker processes were started so far.
-    pub(crate) fn starts(&self) -> usize {
-        self.residents.iter().map(Resident::starts).sum()
     }
 
     /// Identifies `paths` as one batch on worker `part` (modulo the number of workers), within
@@ -81,6 +66,20 @@ impl Fido {
             Err(ended) => ended,
         };
         Outcome::captured(ended, out, err, started)
+    }
+}
+
+impl Kept for Fido {
+    fn start_now(&self) {
+        self.residents.iter().for_each(Resident::start_now);
+    }
+
+    fn starts(&self) -> usize {
+        self.residents.iter().map(Resident::starts).sum()
+    }
+
+    fn shutdown(&self) {
+        self.residents.iter().for_each(Resident::shutdown);
     }
 }
 

@@ -21,6 +21,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufR
 use tokio::net::unix::pipe;
 use tokio::process::{ChildStdin, Command};
 
+use crate::plugins::batch::contains;
 use crate::plugins::resident::{self, Process};
 use crate::plugins::run::{Capture, Ended};
 
@@ -158,10 +159,6 @@ async fn read_answer<R: AsyncBufRead + Unpin>(
             out.push(&line);
         }
     }
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
 }
 
 #[cfg(test)]

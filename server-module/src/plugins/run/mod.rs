@@ -28,6 +28,10 @@ use tokio::sync::Semaphore;
 /// Bytes read from a pipe per call: the default pipe buffer on Linux.
 const CHUNK: usize = 64 * 1024;
 
+/// Bytes of stderr kept per tool run or worker request (`plugins.toml`: "stderr capped at
+/// 64 KiB").
+pub(crate) const MAX_STDERR: usize = 64 * 1024;
+
 /// How long to wait for a killed process to be reaped. SIGKILL ends a process at once unless it is
 /// stuck in the kernel (uninterruptible sleep); then the request goes on without it and tokio's
 /// orphan reaping collects it later (`kill_on_drop`).
