@@ -9,7 +9,7 @@ use std::path::PathBuf;
 pub enum ExplorerError {
     /// An archive could not be read.
     #[error(transparent)]
-    Archive(#[from] modoai_harvester::archive::ReadError),
+    Archive(#[from] modoai_archive::archive::ReadError),
     // Io and Index carry their cause in the message, not as a `source()`: a report of the chain
     // would print it twice.
     /// A file of an archive or of the index could not be read or written.

@@ -1,6 +1,6 @@
 //! Search, facets, a JSON API with keys, and Memento (RFC 7089) over the archives
 //! `modoai-harvester` writes: an embedded full-text and faceted index inside each archive,
-//! built incrementally from its ledger, read only through the harvester's library.
+//! built incrementally from its ledger, read only through `modoai-archive`.
 //!
 //! ```no_run
 //! use modoai_explorer::index::{build, BuildOptions};

@@ -111,7 +111,7 @@ fn update(a: &Served, options: &BuildOptions) {
 /// The archives of `dirs`, checked to be archives.
 pub fn library(dirs: &[PathBuf], budget: Duration) -> Result<Library, ExplorerError> {
     for d in dirs {
-        modoai_harvester::archive::Reader::open(d)?;
+        modoai_archive::archive::Reader::open(d)?;
     }
     Ok(Library::new(dirs, budget))
 }

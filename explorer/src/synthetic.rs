@@ -1,5 +1,5 @@
 //! Synthetic archives for the benchmark (`scripts/bench`, section `explorer`) and the library's
-//! tests: made-up captures written through the harvester's library exactly as a harvest writes
+//! tests: made-up captures written through `modoai-archive` exactly as a harvest writes
 //! them (a `resource` record per file, a CRATE record for images, a ledger line, the CDXJ
 //! index), with realistic text lengths and mixed MIME types; and deletions of files, and files
 //! back after them, as a harvest writes them.
@@ -7,8 +7,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use modoai_harvester::archive::{written, Archive, ArchiveError, ArchiveOptions, Entry, EntryKind};
-use modoai_harvester::warc::{warc_date, RecordType, WarcFields};
+use modoai_archive::archive::{written, Archive, ArchiveError, ArchiveOptions, Entry, EntryKind};
+use modoai_archive::warc::{warc_date, RecordType, WarcFields};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use time::{Duration, OffsetDateTime};

@@ -1,4 +1,4 @@
-//! The explorer library's integration tests: synthetic archives written through the harvester's
+//! The explorer library's integration tests: synthetic archives written through the archive
 //! library, indexed incrementally and searched in this process. (The `modoai-explorer` program is
 //! tested end to end in the root `tests/explorer/`.)
 

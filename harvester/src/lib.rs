@@ -1,8 +1,4 @@
-//! Harvests OAI-PMH 2.0 providers into WARC archives: the streaming page parser ([`parse`]), the
-//! HTTP client ([`client`]), the harvest loop ([`harvest`]), the archive ([`archive`], [`warc`],
-//! [`cdxj`]) and services on top of it: PWIDs ([`pwid`]), corpus definitions ([`corpus`]) and
-//! MementoMap profiles ([`profile`]), WACZ packages ([`wacz`]); archives on S3-compatible object
-//! storage ([`store`]).
+//! Harvests OAI-PMH 2.0 providers into WARC archives.
 //!
 //! ```
 //! use modoai_harvester::{PageEvent, PageParser};
@@ -33,23 +29,20 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! The streaming page parser ([`parse`]), the HTTP client ([`client`]), the harvest loop
+//! ([`harvest`]), harvest lists split by host into shards ([`shard`]), and archives on
+//! S3-compatible object storage ([`store`]). The archive a harvest writes (WARC files, the ledger,
+//! the CDXJ index, PWIDs, corpora, profiles, WACZ packages, merges) is the `modoai-archive` crate,
+//! which the explorer reads too.
+//!
 //! Section numbers (§) refer to the OAI-PMH 2.0 specification.
 
-pub mod archive;
-pub mod cdxj;
 pub mod client;
-pub mod corpus;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod harvest;
-pub mod merge;
 pub mod parse;
-pub mod profile;
-pub mod pwid;
 pub mod shard;
 pub mod store;
-pub mod surt;
-pub mod wacz;
-pub mod warc;
 
 pub use parse::{Header, Identify, PageEvent, PageParser, ParseError, Record, ResumptionToken};

@@ -8,7 +8,7 @@ use integration_tests::python::python;
 use super::harvested;
 
 fn base32_sha1(bytes: &[u8]) -> String {
-    let digest = modoai_harvester::warc::sha1_digest(bytes);
+    let digest = modoai_archive::warc::sha1_digest(bytes);
     digest.trim_start_matches("sha1:").to_owned()
 }
 
@@ -181,7 +181,7 @@ fn a_memento_is_the_file_byte_for_byte_with_its_headers_and_a_pwid_leads_to_it()
         Some(&super::add_key(&e.keys, "k", &[])),
     );
     let _ = list;
-    let reader = modoai_harvester::archive::Reader::open(&harvested().archive).unwrap();
+    let reader = modoai_archive::archive::Reader::open(&harvested().archive).unwrap();
     let pwid = format!("urn:pwid:{}:{}:part:{url}", reader.archive_id().unwrap(), {
         let t = httpdate::parse_http_date(&datetime).unwrap();
         time::OffsetDateTime::from(t)

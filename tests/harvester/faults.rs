@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use modoai_harvester::archive::{Archive, ArchiveOptions};
+use modoai_archive::archive::{Archive, ArchiveOptions};
 use modoai_harvester::client::{Client, ClientConfig};
 use modoai_harvester::harvest::{HarvestError, HarvestOptions, Harvester, Quiet, Summary};
 

@@ -23,7 +23,7 @@ use std::process::{Command, Output};
 
 use integration_tests::process::program;
 use integration_tests::python::python;
-use modoai_harvester::archive::Entry;
+use modoai_archive::archive::Entry;
 
 /// The harvester binary with `args`, its environment quiet and its output captured.
 pub(crate) fn harvester(args: &[&str]) -> Output {

@@ -1,5 +1,9 @@
-//! Peak memory of the harvester for a 1 GiB file sent inline (Base64) in one record.
+//! Peak memory of the harvester for a 1 GiB file sent inline (Base64) in one record, and of
+//! `profile compact` on a MementoMap profile of 2 million lines.
 
+use std::fs::File;
+use std::io::Write as _;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -61,7 +65,7 @@ async fn a_one_gib_file_is_harvested_in_bounded_memory() {
         for _ in 0..1024 {
             h.update(&zeros);
         }
-        format!("sha1:{}", modoai_harvester::warc::base32(&h.finalize()))
+        format!("sha1:{}", modoai_archive::warc::base32(&h.finalize()))
     };
     assert_eq!(entries[0].records[0].digest, digest_of_zeros);
     println!(
@@ -70,4 +74,75 @@ async fn a_one_gib_file_is_harvested_in_bounded_memory() {
     );
     assert!(peak_kib < 64 * 1024, "peak RSS {peak_kib} KiB");
     server.stop().await;
+}
+
+#[test]
+fn compaction_memory_is_bounded_by_depth_not_size() {
+    const LINES: u64 = 2_000_000;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.ukvs");
+    let mut w = std::io::BufWriter::new(File::create(&input).unwrap());
+    for i in 0..LINES {
+        // 2,000 hosts of 1,000 paths in 10 folders: every folder rolls up at factor 1.
+        let (host, path) = (i / 1000, i % 1000);
+        writeln!(
+            w,
+            "com,h{host:06})/d{}/p{path:04}.html {}/1",
+            path / 100,
+            i % 7 + 1
+        )
+        .unwrap();
+    }
+    w.flush().unwrap();
+    drop(w);
+    let output = dir.path().join("small.ukvs");
+    let mut child = Command::new(program("modoai-harvester"))
+        .args([
+            "profile",
+            "compact",
+            input.to_str().unwrap(),
+            output.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut peak = 0;
+    let status = loop {
+        if let Some(kib) = vm_hwm(child.id()) {
+            peak = peak.max(kib);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success());
+    let size = std::fs::metadata(&input).unwrap().len();
+    eprintln!(
+        "compacting {LINES} lines ({} MB): peak RSS {} KiB",
+        size / 1_000_000,
+        peak
+    );
+    assert!(
+        peak > 0 && peak < 32 * 1024,
+        "peak RSS {peak} KiB for a {size}-byte input"
+    );
+    let out = profile_lines(&output);
+    assert_eq!(
+        out.len(),
+        2000 * 10,
+        "one roll-up per folder: {:?}",
+        &out[..3]
+    );
+    assert!(out[0].starts_with("com,h000000)/d0/* "), "{}", out[0]);
+}
+
+/// The data lines of a profile, without its `!` header lines.
+fn profile_lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('!'))
+        .map(str::to_owned)
+        .collect()
 }

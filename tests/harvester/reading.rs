@@ -254,7 +254,7 @@ fn repair_of_a_folder_that_is_no_archive_exits_2() {
 }
 
 /// A ledger line with every field written out, as earlier versions wrote them.
-fn every_field(e: &modoai_harvester::archive::Entry) -> String {
+fn every_field(e: &modoai_archive::archive::Entry) -> String {
     serde_json::json!({
         "endpoint": e.endpoint, "prefix": e.prefix, "identifier": e.identifier,
         "datestamp": e.datestamp, "deleted": e.deleted, "sets": e.sets,
@@ -295,7 +295,7 @@ async fn a_ledger_with_every_field_written_out_still_reads() {
 
     let path = archive.join("ledger.jsonl");
     let compact = std::fs::read_to_string(&path).unwrap();
-    let entries: Vec<modoai_harvester::archive::Entry> = compact
+    let entries: Vec<modoai_archive::archive::Entry> = compact
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use integration_tests::{Server, TestSite};
-use modoai_harvester::pwid::{Coverage, Pwid};
+use modoai_archive::pwid::{Coverage, Pwid};
 
 use super::our_server::site_files;
 use super::{archive_check, blocking, ledger, run};

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use modoai_harvester::archive::Reader;
-use modoai_harvester::harvest::Facts;
-use modoai_harvester::warc::read_record;
+use modoai_archive::archive::Reader;
+use modoai_archive::facts::Facts;
+use modoai_archive::warc::read_record;
 use serde_json::{json, Value};
 
 use super::error::ApiError;

@@ -1,8 +1,8 @@
-//! What the CRATE's tools found about a file, read from the plugin results the harvester's
+//! What the CRATE's tools found about a file, read from the plugin results the archive
 //! library parses ([`Facts`]): the PRONOM format (FIDO), the JHOVE verdict, and from ExifTool the
 //! capture date, the camera and the GPS position.
 
-use modoai_harvester::harvest::{Facts, PluginFacts};
+use modoai_archive::facts::{Facts, PluginFacts};
 
 /// The findings the index keeps. Empty when the item has no CRATE (an `oai_didl` or `oai_dc`
 /// harvest) or the tool did not run on it.

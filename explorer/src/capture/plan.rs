@@ -3,9 +3,9 @@
 use std::collections::HashMap;
 use std::io::Read;
 
-use modoai_harvester::archive::{parts_of, Entry, Reader, Written};
-use modoai_harvester::surt::surt;
-use modoai_harvester::warc::{read_record, RecordType};
+use modoai_archive::archive::{parts_of, Entry, Reader, Written};
+use modoai_archive::surt::surt;
+use modoai_archive::warc::{read_record, RecordType};
 use sha1::{Digest, Sha1};
 use time::macros::format_description;
 use time::{OffsetDateTime, PrimitiveDateTime};

@@ -79,12 +79,12 @@ pub fn exit_code(error: &anyhow::Error) -> u8 {
             || matches!(
                 e.downcast_ref(),
                 Some(crate::ExplorerError::Archive(
-                    modoai_harvester::archive::ReadError::NotAnArchive(_)
+                    modoai_archive::archive::ReadError::NotAnArchive(_)
                 ))
             )
             || matches!(
                 e.downcast_ref(),
-                Some(modoai_harvester::archive::ReadError::NotAnArchive(_))
+                Some(modoai_archive::archive::ReadError::NotAnArchive(_))
             )
     });
     if usage {
@@ -126,7 +126,7 @@ fn init_logging(quiet: bool) {
 /// The archive folders given with `--archive`, each checked to be an archive.
 pub(crate) fn archives(dirs: &[PathBuf]) -> anyhow::Result<()> {
     for d in dirs {
-        modoai_harvester::archive::Reader::open(d)
+        modoai_archive::archive::Reader::open(d)
             .map_err(|e| Usage(format!("--archive {}: {e}", d.display())))?;
     }
     Ok(())

@@ -1,6 +1,6 @@
 //! Building an archive's index incrementally: the ledger from the last checkpoint on, captures
 //! loaded by worker threads, added in ledger order, committed with their checkpoint. The
-//! ledger's deletions, followed with the harvester's [`Timeline`], go to the deletions file in
+//! ledger's deletions, followed with the archive's [`Timeline`], go to the deletions file in
 //! the same order, and each commit covers them too.
 
 use std::collections::BTreeMap;
@@ -11,7 +11,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use modoai::ToolRunner;
-use modoai_harvester::archive::{Reader, Timeline};
+use modoai_archive::archive::{Reader, Timeline};
 use tantivy::{IndexWriter, TantivyError};
 
 use super::document::document;

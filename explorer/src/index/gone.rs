@@ -10,7 +10,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use modoai_harvester::archive::Deletion;
+use modoai_archive::archive::Deletion;
 use serde::{Deserialize, Serialize};
 
 /// The file's name, in the index's folder.

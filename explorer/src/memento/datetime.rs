@@ -6,7 +6,7 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 
 /// `yyyyMMddHHmmss` of a UTC time.
 pub fn timestamp14(t: OffsetDateTime) -> String {
-    modoai_harvester::archive::timestamp14(t)
+    modoai_archive::archive::timestamp14(t)
 }
 
 /// A 14-digit timestamp; shorter prefixes (`2024`, `202405`) are the start of their period, as

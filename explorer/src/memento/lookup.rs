@@ -1,9 +1,9 @@
 //! The mementos of a URI-R: from each archive's CDXJ index by SURT key (as pywb finds them) when
 //! the caller may see everything, else from the search index within the caller's scope.
 
-use modoai_harvester::archive::{Reader, Written};
-use modoai_harvester::cdxj::{CdxjIndex, CdxjLine};
-use modoai_harvester::surt::surt;
+use modoai_archive::archive::{Reader, Written};
+use modoai_archive::cdxj::{CdxjIndex, CdxjLine};
+use modoai_archive::surt::surt;
 use time::OffsetDateTime;
 
 use crate::api::ApiError;

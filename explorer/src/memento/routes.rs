@@ -10,8 +10,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use bytes::Bytes;
-use modoai_harvester::archive::{Reader, Resolved};
-use modoai_harvester::pwid::Pwid;
+use modoai_archive::archive::{Reader, Resolved};
+use modoai_archive::pwid::Pwid;
 
 use super::datetime::{http_date, parse_http_date};
 use super::lookup::{closest, mementos, Memento};

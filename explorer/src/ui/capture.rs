@@ -9,7 +9,7 @@ use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use maud::{html, Markup};
-use modoai_harvester::harvest::Facts;
+use modoai_archive::facts::Facts;
 
 use super::format::{count, cut, facet_value, plural, size, when};
 use super::query::Query;

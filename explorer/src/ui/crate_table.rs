@@ -2,7 +2,7 @@
 //! (the fields that say what a file is and whether it is sound), the whole output under "all".
 
 use maud::{html, Markup};
-use modoai_harvester::harvest::{Facts, PluginFacts};
+use modoai_archive::facts::{Facts, PluginFacts};
 
 use super::format::cut;
 

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use clap::Args;
-use modoai_harvester::archive::ArchiveOptions;
+use modoai_archive::archive::ArchiveOptions;
 use modoai_harvester::client::{Client, ClientConfig};
 
 use super::usage;

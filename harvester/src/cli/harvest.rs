@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::Args;
-use modoai_harvester::archive::Archive;
+use modoai_archive::archive::Archive;
 use modoai_harvester::client::Client;
 use modoai_harvester::harvest::{HarvestOptions, Harvester};
 

@@ -5,10 +5,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
-
-use modoai_harvester::archive::{
+use modoai_archive::archive::{
     parts_of, ArchiveReport, Deletion, HarvestReport, ListReport, Reader, Timeline,
 };
+
 use serde::Serialize;
 use tokio::runtime::Runtime;
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use clap::Args;
-use modoai_harvester::archive::Archive;
+use modoai_archive::archive::Archive;
 use modoai_harvester::client::Client;
 use modoai_harvester::harvest::{HarvestOptions, Harvester, Quiet};
 use modoai_harvester::shard::Shard;

@@ -189,7 +189,7 @@ impl<'a> Report<'a> {
 
 /// Now, RFC 3339 in UTC.
 pub(crate) fn now() -> String {
-    modoai_harvester::warc::warc_date(time::OffsetDateTime::now_utc())
+    modoai_archive::warc::warc_date(time::OffsetDateTime::now_utc())
 }
 
 /// The table of every endpoint, then a line of totals.

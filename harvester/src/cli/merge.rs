@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use modoai_harvester::merge::{merge, MergeError, MergeOptions};
+use modoai_archive::merge::{merge, MergeError, MergeOptions};
 
 use super::{summary, usage, EXIT_OK};
 

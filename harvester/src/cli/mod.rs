@@ -22,7 +22,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
-use modoai_harvester::archive::{ArchiveError, NotAnArchive, ReadError};
+use modoai_archive::archive::{ArchiveError, NotAnArchive, ReadError};
 use modoai_protocol::Datestamp;
 
 pub(crate) use args::{ClientArgs, WarcArgs};

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
-use modoai_harvester::archive::{Reader, Timeline};
-use modoai_harvester::profile::{self, CompactOptions, Header, Stats};
+use modoai_archive::archive::{Reader, Timeline};
+use modoai_archive::profile::{self, CompactOptions, Header, Stats};
 use serde::Serialize;
 
 use super::{usage, EXIT_FAILED, EXIT_OK};
@@ -162,7 +162,7 @@ pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
                         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
                         .unwrap_or_default()
                 }),
-                generated: modoai_harvester::warc::warc_date(time::OffsetDateTime::now_utc()),
+                generated: modoai_archive::warc::warc_date(time::OffsetDateTime::now_utc()),
                 deletions: Some(deletions(&reader)?),
             };
             let input = reader

@@ -7,9 +7,9 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
-use modoai_harvester::archive::{Reader, ResolveError, Resolved};
-use modoai_harvester::corpus::{write_corpus, Selection};
-use modoai_harvester::pwid::Pwid;
+use modoai_archive::archive::{Reader, ResolveError, Resolved};
+use modoai_archive::corpus::{write_corpus, Selection};
+use modoai_archive::pwid::Pwid;
 use modoai_protocol::Datestamp;
 use serde::Serialize;
 

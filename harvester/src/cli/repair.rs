@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::Args;
-use modoai_harvester::archive::{Archive, ArchiveLayout, ArchiveOptions};
+use modoai_archive::archive::{Archive, ArchiveLayout, ArchiveOptions};
 
 use super::summary;
 

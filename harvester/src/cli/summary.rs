@@ -1,6 +1,6 @@
 //! The summary printed after a harvest, and the exit code it implies.
 
-use modoai_harvester::archive::Recovery;
+use modoai_archive::archive::Recovery;
 use modoai_harvester::harvest::Summary;
 
 use super::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE};

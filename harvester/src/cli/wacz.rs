@@ -4,8 +4,8 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
-use modoai_harvester::archive::{ArchiveLayout, Reader};
-use modoai_harvester::wacz::{write_wacz, WaczOptions};
+use modoai_archive::archive::{ArchiveLayout, Reader};
+use modoai_archive::wacz::{write_wacz, WaczOptions};
 
 use super::usage;
 

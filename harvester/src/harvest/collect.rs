@@ -4,8 +4,9 @@
 
 use std::io::{self, Write};
 
+use modoai_archive::warc::Spool;
+
 use crate::parse::{MetadataSink, ResourceInfo};
-use crate::warc::Spool;
 
 /// One decoded inline resource.
 #[derive(Debug)]

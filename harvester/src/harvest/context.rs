@@ -1,15 +1,15 @@
 //! What every page of a list shares: the list's key, the policy for `ref` resources and the
 //! warcinfo fields, and the request URLs built from them.
 
+use modoai_archive::archive::{get_record_url, ListKey, Running};
+use modoai_archive::warc::WarcFields;
 use modoai_protocol::form::request_url;
 use modoai_protocol::Verb;
 
 use super::origin::SiteRoot;
 use super::HarvestOptions;
-use crate::archive::{get_record_url, ListKey, Running};
 use crate::client::Client;
 use crate::parse::Header;
-use crate::warc::WarcFields;
 
 /// What every page of a list shares.
 pub(super) struct Context {

@@ -1,8 +1,8 @@
 //! Why a harvest stopped: [`HarvestError`].
 
+use modoai_archive::archive::ArchiveError;
 use modoai_protocol::OaiError;
 
-use crate::archive::ArchiveError;
 use crate::client::FetchError;
 use crate::parse::ParseError;
 

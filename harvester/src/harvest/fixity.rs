@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::facts::Facts;
+use modoai_archive::facts::Facts;
 
 /// What a fixity check compares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

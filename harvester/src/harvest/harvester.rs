@@ -3,6 +3,8 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
+use modoai_archive::archive::{Archive, ListState, Run, Running};
+use modoai_archive::warc::warc_date;
 use modoai_protocol::{Datestamp, ErrorCode, Granularity, OaiError};
 use time::OffsetDateTime;
 use tokio::runtime::Handle;
@@ -11,9 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::context::Context;
 use super::net::Net;
 use super::{endpoint, HarvestError, HarvestOptions, Progress, Summary};
-use crate::archive::{Archive, ListState, Run, Running};
 use crate::client::Client;
-use crate::warc::warc_date;
 
 /// How many times a list starts over after `badResumptionToken` before the harvest gives up.
 const MAX_RESTARTS: u32 = 3;

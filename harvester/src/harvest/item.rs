@@ -1,14 +1,16 @@
 //! One parsed record into the archive: skipped if held already, its inline payloads named and
 //! stored, or handed back to wait for its `ref` resources.
 
+use modoai_archive::facts::Facts;
+use modoai_archive::warc::{RecordType, Spool};
+
 use super::context::Context;
 use super::harvester::Harvester;
 use super::parsing::Parsed;
 use super::refs::{is_http, Deferred};
 use super::store::{Item, Payload};
-use super::{Facts, HarvestError, Summary};
+use super::{HarvestError, Summary};
 use crate::parse::Header;
-use crate::warc::{RecordType, Spool};
 
 impl Harvester<'_> {
     /// Stores one record, or hands it back to wait for its `ref` resources.

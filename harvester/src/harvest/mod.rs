@@ -1,5 +1,5 @@
 //! The harvest loop: one list (endpoint, format, set) page by page into an
-//! [`Archive`](crate::archive::Archive).
+//! [`Archive`](modoai_archive::archive::Archive).
 //!
 //! Pages are parsed as they arrive and every record is stored as soon as it is parsed; a
 //! checkpoint after a page, at most once a second (WARC and ledger synced, then the next token
@@ -17,11 +17,9 @@ mod collect;
 mod context;
 pub mod endpoint;
 mod error;
-mod facts;
 mod fixity;
 mod harvester;
 mod item;
-mod leaves;
 mod net;
 mod options;
 mod origin;
@@ -35,7 +33,6 @@ mod summary;
 
 pub use endpoint::Format;
 pub use error::HarvestError;
-pub use facts::{Facts, PluginFacts, ResourceFacts};
 pub use harvester::Harvester;
 pub use options::HarvestOptions;
 pub use summary::{Progress, Quiet, Summary};

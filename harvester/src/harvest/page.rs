@@ -114,7 +114,7 @@ impl Harvester<'_> {
     }
 
     /// Stores the records of a page as the parsing thread hands them over, in order, a batch
-    /// at a time (written together: [`Archive::end_batch`](crate::archive::Archive::end_batch));
+    /// at a time (written together: [`Archive::end_batch`](modoai_archive::archive::Archive::end_batch));
     /// a record waiting for its `ref` resources goes to `deferred`. Consumes the queue, so that
     /// an early return (an error, an interruption) makes the parsing thread stop.
     fn store_page(

@@ -11,6 +11,8 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::mpsc::SyncSender;
 
+use modoai_archive::facts::Facts;
+use modoai_archive::warc::{Spool, DEFAULT_SPOOL_THRESHOLD};
 use modoai_protocol::{Datestamp, OaiError};
 use tokio::runtime::Handle;
 
@@ -18,10 +20,8 @@ use super::collect::{Collector, Decoded};
 use super::context::next_url;
 use super::prefetch::Prefetch;
 use super::refs::is_http;
-use super::Facts;
 use crate::client::{BodyReader, Client};
 use crate::parse::{Header, PageEvent, PageParser, ParseError, ResumptionToken};
-use crate::warc::{Spool, DEFAULT_SPOOL_THRESHOLD};
 
 /// Batches of parsed records waiting to be stored, besides the one being stored and the one
 /// being filled.

@@ -5,14 +5,15 @@ use std::collections::HashSet;
 use std::io::{self, Write};
 
 use md5::{Digest, Md5};
+use modoai_archive::archive::{Archive, ArchiveError};
+use modoai_archive::facts::Facts;
+use modoai_archive::warc::{Spool, DEFAULT_SPOOL_THRESHOLD};
 
 use super::context::Context;
 use super::harvester::Harvester;
 use super::store::Payload;
-use super::{Facts, HarvestError, Summary};
-use crate::archive::{Archive, ArchiveError};
+use super::{HarvestError, Summary};
 use crate::parse::Header;
-use crate::warc::{Spool, DEFAULT_SPOOL_THRESHOLD};
 
 /// A record waiting for its `ref` resources, fetched after the page (the page's connection holds
 /// the host's politeness slot until it ends).

@@ -3,13 +3,13 @@
 
 use std::io::Read;
 
+use modoai_archive::archive::{written, Entry, EntryKind, Written};
+use modoai_archive::warc::{warc_date, RecordType, DEFAULT_SPOOL_THRESHOLD};
 use time::OffsetDateTime;
 
 use super::context::Context;
 use super::harvester::Harvester;
-use crate::archive::{written, Entry, EntryKind, Written};
 use crate::client::FetchError;
-use crate::warc::{warc_date, RecordType, DEFAULT_SPOOL_THRESHOLD};
 
 impl Harvester<'_> {
     /// GETs the site's root page and archives it (a `resource` record, or a `revisit` of an
@@ -37,8 +37,10 @@ impl Harvester<'_> {
             .unwrap_or("application/octet-stream")
             .to_owned();
         let mut reader = response.into_reader(&self.handle);
-        let mut spool =
-            crate::warc::Spool::new(self.archive.layout().spool(), DEFAULT_SPOOL_THRESHOLD);
+        let mut spool = modoai_archive::warc::Spool::new(
+            self.archive.layout().spool(),
+            DEFAULT_SPOOL_THRESHOLD,
+        );
         std::io::copy(&mut reader.by_ref(), &mut spool)?;
         let original = match spool.is_empty() {
             true => None,
@@ -79,5 +81,5 @@ enum RootError {
     #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error(transparent)]
-    Archive(#[from] crate::archive::ArchiveError),
+    Archive(#[from] modoai_archive::archive::ArchiveError),
 }

@@ -3,14 +3,14 @@
 
 use std::io::{self, Read, Write};
 
+use modoai_archive::archive::{written, Archive, ArchiveError, Entry, EntryKind, Written};
+use modoai_archive::facts::Facts;
+use modoai_archive::pwid::Pwid;
+use modoai_archive::warc::{warc_date, RecordRef, RecordType, Spool, WarcFields, Writer};
 use time::OffsetDateTime;
 
-use super::facts::Facts;
 use super::fixity::{self, Fixity};
-use crate::archive::{written, Archive, ArchiveError, Entry, EntryKind, Written};
 use crate::parse::Header;
-use crate::pwid::Pwid;
-use crate::warc::{warc_date, RecordRef, RecordType, Spool, WarcFields, Writer};
 
 /// One payload to archive as a `resource`.
 #[derive(Debug)]

@@ -5,12 +5,13 @@
 use std::fs;
 use std::path::Path;
 
+use modoai_archive::archive::ArchiveLayout;
+
 use super::error::io_at;
 use super::fault::{crash_at, CrashPoint};
 use super::journal::{Journal, Pending, Step};
 use super::transfer::{local_sum, stored_sum, upload, verify, Sum};
 use super::{Store, StoreError};
-use crate::archive::ArchiveLayout;
 
 /// The files an archive keeps beside its WARC folder, uploaded (and kept) at the end of a run,
 /// in this order.
