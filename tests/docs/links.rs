@@ -79,8 +79,9 @@ fn relative_links_and_anchors_resolve() {
 }
 
 /// The top folders whose paths docs/architecture.md names in backticks.
-const TOP: [&str; 9] = [
+const TOP: [&str; 10] = [
     "protocol/",
+    "archive/",
     "server-module/",
     "harvester/",
     "explorer/",
@@ -92,7 +93,8 @@ const TOP: [&str; 9] = [
 ];
 
 /// Source folders where the bare `*.rs` names of the architecture diagrams live.
-const SOURCES: [&str; 4] = [
+const SOURCES: [&str; 5] = [
+    "archive/src",
     "server-module/src",
     "harvester/src",
     "explorer/src",

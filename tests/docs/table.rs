@@ -300,6 +300,7 @@ pub(crate) const TABLE: &[Entry] = &[
     cargo("cargo nextest run -p integration-tests --test harvester faults"),
     cargo("cargo nextest run -p integration-tests --test server -E 'not (test(crate_tools) | test(memory) | test(interop))'"),
     cargo("cargo nextest run -p modoai-harvester --test integration client"),
+    cargo("cargo nextest run -p modoai-archive --test integration warc"),
     cargo("cargo nextest run -p integration-tests --test explorer keys"),
     cargo("cargo nextest run -p integration-tests --test docs"),
     cargo("cargo test -p modoai --lib"),
