@@ -1,7 +1,9 @@
-//! The archive both modoai programs share: `modoai-harvester` writes it, `modoai-explorer` reads it.
+//! The archive both modoai programs share: the harvester writes it, the explorer reads it.
 //!
 //! ```
-//! use modoai_archive::archive::{parts_of, written, Archive, ArchiveOptions, Entry, EntryKind, Reader};
+//! use modoai_archive::archive::{
+//!     parts_of, written, Archive, ArchiveOptions, Entry, EntryKind, Reader,
+//! };
 //! use modoai_archive::warc::{warc_date, RecordType, WarcFields};
 //! use time::OffsetDateTime;
 //!
@@ -9,8 +11,11 @@
 //! let (url, now) = ("http://example.org/a.txt", OffsetDateTime::now_utc());
 //!
 //! // A harvest writes each item's WARC records, then its ledger line.
-//! let id = Some("archive.example.org".to_owned());
-//! let mut archive = Archive::open(dir.path(), ArchiveOptions { archive_id: id, ..Default::default() })?;
+//! let options = ArchiveOptions {
+//!     archive_id: Some("archive.example.org".to_owned()),
+//!     ..ArchiveOptions::default()
+//! };
+//! let mut archive = Archive::open(dir.path(), options)?;
 //! let records = archive.write_group(WarcFields::new, |w| {
 //!     let r = w.write_resource(url, "text/plain", now, &[], &b"hello"[..])?;
 //!     Ok(vec![written(&r, RecordType::Resource, "text/plain", true)])

@@ -2,8 +2,9 @@
 //! checked, and only then removed locally; the index, ledger and state follow at the end of a
 //! run; [`fetch`] downloads the whole archive again.
 //!
-//! Under the store's prefix the archive keeps its local layout (see [`modoai_archive::archive`]), so a
-//! download is an archive every reader (and pywb) opens as it is:
+//! Under the store's prefix the archive keeps its local layout (see
+//! [`modoai_archive::archive`]), so a download is an archive every reader (and pywb) opens as it
+//! is:
 //!
 //! ```text
 //! PREFIX/warcs/*.warc.gz   closed WARC files, each verified before its local copy is removed
