@@ -79,8 +79,10 @@ fn relative_links_and_anchors_resolve() {
 }
 
 /// The top folders whose paths docs/architecture.md names in backticks.
-const TOP: [&str; 9] = [
+const TOP: [&str; 11] = [
     "protocol/",
+    "tools/",
+    "gate/",
     "server-module/",
     "harvester/",
     "explorer/",
@@ -92,7 +94,9 @@ const TOP: [&str; 9] = [
 ];
 
 /// Source folders where the bare `*.rs` names of the architecture diagrams live.
-const SOURCES: [&str; 4] = [
+const SOURCES: [&str; 6] = [
+    "tools/src",
+    "gate/src",
     "server-module/src",
     "harvester/src",
     "explorer/src",
