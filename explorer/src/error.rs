@@ -36,7 +36,7 @@ pub enum ExplorerError {
     },
     /// The tools of the extraction could not be set up.
     #[error(transparent)]
-    Tools(#[from] modoai::PluginsError),
+    Tools(#[from] modoai_tools::PluginsError),
     /// The work was interrupted (SIGINT, SIGTERM) after its last checkpoint.
     #[error("interrupted; run the same command again to continue")]
     Interrupted,

@@ -6,7 +6,7 @@
 //! use modoai_explorer::index::{build, BuildOptions};
 //! # fn f() -> Result<(), Box<dyn std::error::Error>> {
 //! let runtime = tokio::runtime::Runtime::new()?;
-//! let options = BuildOptions::new(modoai::ToolRunner::defaults()?, runtime.handle().clone());
+//! let options = BuildOptions::new(modoai_tools::ToolRunner::defaults()?, runtime.handle().clone());
 //! let report = build("my-archive".as_ref(), "my-archive", &options, &())?;
 //! println!("{} captures added, {} in the index", report.added, report.total);
 //! # Ok(()) }

@@ -16,7 +16,10 @@ use modoai_explorer::synthetic::{write, Spec};
 pub(crate) fn options() -> BuildOptions {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
     let rt = RUNTIME.get_or_init(|| tokio::runtime::Runtime::new().unwrap());
-    BuildOptions::new(modoai::ToolRunner::defaults().unwrap(), rt.handle().clone())
+    BuildOptions::new(
+        modoai_tools::ToolRunner::defaults().unwrap(),
+        rt.handle().clone(),
+    )
 }
 
 /// `n` synthetic captures from number `first` on, `hot` of them of one URL.

@@ -34,7 +34,6 @@ pub mod mime;
 mod oai;
 pub mod observe;
 mod own;
-mod plugins;
 mod policy;
 mod recycle;
 mod server;
@@ -49,8 +48,10 @@ pub use fetch::BoxError;
 pub use future::ResponseFuture;
 pub use index::{Change, ChangeKind, IndexError};
 pub use layer::OaiPmhLayer;
+pub use modoai_tools::{
+    Ended, PluginCheck, PluginStatus, Plugins, PluginsError, ToolRun, ToolRunner,
+};
 pub use own::{OwnFile, OwnFiles, OwnKind};
-pub use plugins::{Ended, PluginCheck, PluginStatus, Plugins, PluginsError, ToolRun, ToolRunner};
 pub use policy::{Policy, Reloader};
 pub use server::{box_request, serve};
 pub use service::{OaiPmh, RequestBody};

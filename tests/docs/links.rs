@@ -79,8 +79,10 @@ fn relative_links_and_anchors_resolve() {
 }
 
 /// The top folders whose paths docs/architecture.md names in backticks.
-const TOP: [&str; 10] = [
+const TOP: [&str; 12] = [
     "protocol/",
+    "tools/",
+    "gate/",
     "archive/",
     "server-module/",
     "harvester/",
@@ -93,7 +95,9 @@ const TOP: [&str; 10] = [
 ];
 
 /// Source folders where the bare `*.rs` names of the architecture diagrams live.
-const SOURCES: [&str; 5] = [
+const SOURCES: [&str; 7] = [
+    "tools/src",
+    "gate/src",
     "archive/src",
     "server-module/src",
     "harvester/src",

@@ -305,6 +305,8 @@ pub(crate) const TABLE: &[Entry] = &[
     cargo("cargo nextest run -p integration-tests --test docs"),
     cargo("cargo test -p modoai --lib"),
     cargo("cargo test -p modoai-protocol"),
+    cargo("cargo test -p modoai-tools"),
+    cargo("cargo test -p modoai-gate"),
     ci("scripts/fuzz page --minutes 60"),
     // README.md and docs/explorer.md: after the harvests above, in their archive.
     run(

@@ -9,7 +9,8 @@
 //! resets (`t`). A spent quota or a request faster than the key's rate gets 429 with
 //! `Retry-After` (RFC 6585 §4, RFC 9110 §10.2.3), never earlier than `t`.
 
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
+use modoai_gate::Credentials;
 
 use super::error::ApiError;
 use super::state::AppState;
@@ -53,24 +54,7 @@ pub fn admit(
     headers: &HeaderMap,
     door: Door,
 ) -> Result<(Caller, Fields), ApiError> {
-    let presented = match headers.get(header::AUTHORIZATION) {
-        None => None,
-        Some(v) => {
-            let text = v.to_str().unwrap_or_default();
-            let key = text
-                .strip_prefix("Bearer ")
-                .or_else(|| text.strip_prefix("bearer "))
-                .map(str::trim)
-                .filter(|k| !k.is_empty());
-            match key {
-                Some(k) => Some(k.to_owned()),
-                None => return Err(ApiError::new(
-                    StatusCode::UNAUTHORIZED,
-                    "the Authorization header is not a valid key: send `Authorization: Bearer KEY`",
-                )),
-            }
-        }
-    };
+    let presented = presented_key(headers)?;
     let Some(presented) = presented else {
         let open = match door {
             Door::Api => state.access.anonymous_api,
@@ -109,6 +93,19 @@ pub fn admit(
     }
 }
 
+/// The key of a Bearer `Authorization` header (the scheme's name in any case, RFC 9110 §11.1), or
+/// none without the header; any other header is a 401.
+fn presented_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    match Credentials::from_headers(headers) {
+        Credentials::None => Ok(None),
+        Credentials::Bearer(key) => Ok(Some(key)),
+        Credentials::Basic { .. } | Credentials::Malformed => Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "the Authorization header is not a valid key: send `Authorization: Bearer KEY`",
+        )),
+    }
+}
+
 fn too_many(message: String, retry_after: u64, usage: &Usage) -> ApiError {
     ApiError {
         retry_after: Some(retry_after),
@@ -128,5 +125,50 @@ pub fn fields(u: &Usage) -> Fields {
             ("ratelimit", format!("\"hour\";r={r};t={}", u.reset)),
         ],
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::{header::AUTHORIZATION, HeaderValue};
+
+    use super::*;
+
+    fn key_of(values: &[&str]) -> Result<Option<String>, StatusCode> {
+        let mut headers = HeaderMap::new();
+        for v in values {
+            headers.append(AUTHORIZATION, HeaderValue::from_str(v).unwrap());
+        }
+        presented_key(&headers).map_err(|e| e.status)
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_read_in_any_case() {
+        for header in [
+            "Bearer k3y-_",
+            "bearer k3y-_",
+            "BEARER k3y-_",
+            "bEaReR  k3y-_",
+        ] {
+            assert_eq!(key_of(&[header]), Ok(Some("k3y-_".to_owned())), "{header}");
+        }
+        assert_eq!(key_of(&[]), Ok(None));
+    }
+
+    #[test]
+    fn other_authorization_headers_are_refused() {
+        for header in [
+            "Basic YWxpY2U6cHc=",
+            "Bearer",
+            "Bearer a b",
+            "Token k3y",
+            "k3y",
+        ] {
+            assert_eq!(key_of(&[header]), Err(StatusCode::UNAUTHORIZED), "{header}");
+        }
+        assert_eq!(
+            key_of(&["Bearer a", "Bearer b"]),
+            Err(StatusCode::UNAUTHORIZED)
+        );
     }
 }

@@ -2,10 +2,10 @@
 
 use std::io::{self, Read};
 
-use modoai::ToolRunner;
 use modoai_archive::archive::{Reader, Resolved};
 use modoai_archive::facts::Facts;
 use modoai_archive::warc::read_record;
+use modoai_tools::ToolRunner;
 
 use super::{Capture, Findings, Planned, RecordAt};
 use crate::extract::{first_line, keywords, language, pdf_text, text_of, TextKind, MAX_TEXT_INPUT};

@@ -133,9 +133,11 @@ pub(crate) fn archives(dirs: &[PathBuf]) -> anyhow::Result<()> {
 }
 
 /// The tool runner of `--plugins FILE` (its `[settings]`), or the defaults.
-pub(crate) fn tools(plugins: Option<&std::path::Path>) -> anyhow::Result<modoai::ToolRunner> {
+pub(crate) fn tools(plugins: Option<&std::path::Path>) -> anyhow::Result<modoai_tools::ToolRunner> {
     Ok(match plugins {
-        Some(p) => modoai::ToolRunner::from_plugins_file(p).map_err(|e| Usage(e.to_string()))?,
-        None => modoai::ToolRunner::defaults()?,
+        Some(p) => {
+            modoai_tools::ToolRunner::from_plugins_file(p).map_err(|e| Usage(e.to_string()))?
+        }
+        None => modoai_tools::ToolRunner::defaults()?,
     })
 }

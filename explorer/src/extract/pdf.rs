@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use modoai::{Ended, ToolRunner};
+use modoai_tools::{Ended, ToolRunner};
 
 /// Pages read at most: the first pages carry the title and most of what search needs.
 const MAX_PAGES: u32 = 50;

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use modoai::ToolRunner;
 use modoai_archive::archive::{Reader, Timeline};
+use modoai_tools::ToolRunner;
 use tantivy::{IndexWriter, TantivyError};
 
 use super::document::document;

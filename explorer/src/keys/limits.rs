@@ -1,10 +1,11 @@
 //! Per-key limits: a quota of requests per hour (a fixed window from the key's first request,
-//! reset each hour, as PrEV's "reset each cycle") and a rate (the server's token buckets).
+//! reset each hour, as PrEV's "reset each cycle") and a rate (the token buckets of `modoai_gate`,
+//! the server's too).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
-use modoai::flow::{Buckets, Rate};
+use modoai_gate::{Buckets, Rate};
 use tokio::time::{Duration, Instant};
 
 use super::store::ApiKey;

@@ -4,7 +4,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use modoai::access::{generate_api_key, hash_api_key, KeyDigest};
+use modoai_gate::{generate_api_key, hash_api_key, KeyDigest};
 use serde::{Deserialize, Serialize};
 
 use crate::search::{Filter, Scope};

@@ -6,10 +6,10 @@ use std::net::IpAddr;
 
 use tokio::sync::TryAcquireError;
 
-use super::header::Credentials;
 use super::rule::Rule;
-use super::secret::{KeyDigest, Verified};
+use super::secret::Verified;
 use super::AccessRules;
+use super::{Credentials, KeyDigest};
 
 /// What the rules say about one request.
 #[derive(Debug, PartialEq, Eq)]

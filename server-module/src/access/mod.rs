@@ -37,10 +37,11 @@ mod cidr;
 mod client;
 mod config;
 mod error;
-mod header;
 mod rule;
 mod rules;
 mod secret;
+
+pub use modoai_gate::{generate_api_key, hash_api_key, KeyDigest, KeyError, MIN_API_KEY_LEN};
 
 pub use cidr::{Cidr, CidrError};
 pub use client::{ClientAddr, ForwardedHeader};
@@ -48,11 +49,9 @@ pub use config::{AccessSection, Require, RuleSection};
 pub use error::AccessError;
 pub use rule::Rule;
 pub use rules::AccessRules;
-pub use secret::{
-    generate_api_key, hash_api_key, hash_password, KeyDigest, SecretError, MIN_API_KEY_LEN,
-};
+pub use secret::{hash_password, SecretError};
 
 pub(crate) use check::Verdict;
 pub(crate) use client::{client_ip, with_peer};
-pub(crate) use header::{challenge, Credentials};
+pub(crate) use modoai_gate::{challenge, Credentials};
 pub(crate) use rules::FORMATS;

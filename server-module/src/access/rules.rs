@@ -8,7 +8,8 @@ use tokio::sync::Semaphore;
 
 use super::client::ForwardedHeader;
 use super::rule::Rule;
-use super::secret::{KeyDigest, PasswordDigest, Verified};
+use super::secret::{PasswordDigest, Verified};
+use super::KeyDigest;
 use super::{AccessError, Cidr};
 
 /// The formats a rule can be given for.
@@ -81,7 +82,7 @@ impl AccessRules {
         let digest = KeyDigest::parse(digest).map_err(|error| AccessError::Secret {
             table: "keys",
             name: id.clone(),
-            error,
+            error: error.into(),
         })?;
         self.keys.retain(|(k, _)| *k != id);
         self.keys.push((id, digest));

@@ -1,21 +1,14 @@
-//! Stored secrets: Argon2id PHC strings for passwords, SHA-256 digests for API keys, and the checks
-//! of presented credentials against them (constant-time, never logged).
+//! Stored passwords: Argon2id PHC strings, checked off the runtime and remembered for a minute
+//! (never logged). API keys, SHA-256 digests compared in constant time, are `modoai_gate`'s.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
 use argon2::password_hash::{PasswordHash, PasswordVerifier, SaltString};
 use argon2::{Argon2, PasswordHasher};
+use modoai_gate::KeyError;
 use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
 use tokio::time::{Duration, Instant};
-
-/// Shortest API key accepted by [`hash_api_key`]: a key is hashed with one fast SHA-256, which is
-/// safe only for keys nobody can guess, such as 32 random bytes in Base64 (43 characters).
-pub const MIN_API_KEY_LEN: usize = 32;
-
-/// The prefix of a stored API-key digest.
-const KEY_PREFIX: &str = "sha256:";
 
 /// A secret that cannot be stored or checked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -25,16 +18,25 @@ pub enum SecretError {
     #[error("the password is empty")]
     EmptyPassword,
     /// The API key is too short to be hashed with a fast hash.
-    #[error("an API key must have at least {MIN_API_KEY_LEN} characters (use random bytes, e.g. `openssl rand -base64 32`)")]
+    #[error("{}", KeyError::ShortKey)]
     ShortKey,
     /// A stored password hash is no Argon2 PHC string.
     #[error("not an Argon2 PHC string (make one with `modoai hash-secret`)")]
     PasswordHash,
     /// A stored key digest is not `sha256:` and 64 hex digits.
-    #[error(
-        "not a key digest `sha256:<64 hex digits>` (make one with `modoai hash-secret --api-key`)"
-    )]
+    #[error("{}", KeyError::KeyHash)]
     KeyHash,
+}
+
+impl From<KeyError> for SecretError {
+    fn from(e: KeyError) -> Self {
+        match e {
+            KeyError::ShortKey => SecretError::ShortKey,
+            KeyError::KeyHash => SecretError::KeyHash,
+            // `KeyError` is non-exhaustive; a digest that cannot be read is the nearest meaning.
+            _ => SecretError::KeyHash,
+        }
+    }
 }
 
 /// Hashes a password for `[access.users]`: Argon2id with the crate's default (OWASP) parameters
@@ -49,23 +51,6 @@ pub fn hash_password(password: &str) -> Result<String, SecretError> {
         .hash_password(password.as_bytes(), &salt)
         .expect("default Argon2 parameters accept any password")
         .to_string())
-}
-
-/// Hashes an API key for `[access.keys]`: `sha256:` and the hex SHA-256 of the key.
-pub fn hash_api_key(key: &str) -> Result<String, SecretError> {
-    if key.chars().count() < MIN_API_KEY_LEN {
-        return Err(SecretError::ShortKey);
-    }
-    Ok(format!(
-        "{KEY_PREFIX}{}",
-        hex::encode(Sha256::digest(key.as_bytes()))
-    ))
-}
-
-/// A new random API key: 32 bytes, URL-safe Base64 (43 characters).
-pub fn generate_api_key() -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(rand::random::<[u8; 32]>())
 }
 
 /// A stored password: a checked PHC string.
@@ -93,49 +78,6 @@ impl PasswordDigest {
 impl std::fmt::Debug for PasswordDigest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("PasswordDigest(..)")
-    }
-}
-
-/// A stored API key: the SHA-256 of the key, as [`hash_api_key`] writes it. Its `Debug` shows
-/// nothing of the digest.
-///
-/// ```
-/// use modoai::access::{generate_api_key, hash_api_key, KeyDigest};
-/// let key = generate_api_key();
-/// let stored = KeyDigest::parse(&hash_api_key(&key)?)?;
-/// assert!(stored.matches(&KeyDigest::of(&key)));
-/// assert!(!stored.matches(&KeyDigest::of("another key")));
-/// # Ok::<(), modoai::access::SecretError>(())
-/// ```
-#[derive(Clone)]
-pub struct KeyDigest([u8; 32]);
-
-impl KeyDigest {
-    /// Reads a stored digest (`sha256:` and 64 hex digits).
-    pub fn parse(stored: &str) -> Result<Self, SecretError> {
-        let digits = stored
-            .strip_prefix(KEY_PREFIX)
-            .ok_or(SecretError::KeyHash)?;
-        let mut out = [0u8; 32];
-        // Exactly 64 hex digits, either case: any other length or character is an error.
-        hex::decode_to_slice(digits, &mut out).map_err(|_| SecretError::KeyHash)?;
-        Ok(KeyDigest(out))
-    }
-
-    /// The digest a presented key is compared with.
-    pub fn of(key: &str) -> Self {
-        KeyDigest(Sha256::digest(key.as_bytes()).into())
-    }
-
-    /// Constant-time equality, so response timing tells nothing about how much of a key matched.
-    pub fn matches(&self, presented: &KeyDigest) -> bool {
-        self.0.ct_eq(&presented.0).into()
-    }
-}
-
-impl std::fmt::Debug for KeyDigest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("KeyDigest(..)")
     }
 }
 
@@ -203,40 +145,6 @@ mod tests {
         assert!(PasswordDigest::parse("secret").is_err());
         assert!(PasswordDigest::parse("$5$rounds=5000$salt$abc").is_err());
         assert!(PasswordDigest::parse("$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ").is_err());
-    }
-
-    #[test]
-    fn api_keys() {
-        let key = generate_api_key();
-        assert_eq!(key.len(), 43);
-        let stored = hash_api_key(&key).unwrap();
-        assert!(
-            stored.starts_with("sha256:") && stored.len() == 7 + 64,
-            "{stored}"
-        );
-        let d = KeyDigest::parse(&stored).unwrap();
-        assert!(d.matches(&KeyDigest::of(&key)));
-        assert!(!d.matches(&KeyDigest::of(&generate_api_key())));
-        assert_eq!(hash_api_key("short"), Err(SecretError::ShortKey));
-        // The digest of "abc" (FIPS 180-2 example), to pin the format.
-        let abc = "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
-        assert!(KeyDigest::parse(abc)
-            .unwrap()
-            .matches(&KeyDigest::of("abc")));
-        // Upper-case digits are read as before.
-        assert!(
-            KeyDigest::parse(&abc.to_uppercase().replace("SHA256:", "sha256:"))
-                .unwrap()
-                .matches(&KeyDigest::of("abc"))
-        );
-        for bad in [
-            &abc[..abc.len() - 2],
-            "ba7816bf",
-            "sha256:xyz",
-            "sha1:ba7816bf8f01cfea414140de5dae2223b00361a3",
-        ] {
-            assert!(KeyDigest::parse(bad).is_err(), "{bad}");
-        }
     }
 
     #[tokio::test(start_paused = true)]

@@ -11,7 +11,7 @@ pub fn hash_secret(args: &HashSecretArgs) -> Result<(), CliError> {
         .map_err(CliError::runtime("reading the secret from stdin"))?;
     let secret = line.trim_end_matches(['\n', '\r']);
     let hashed = if args.api_key {
-        crate::access::hash_api_key(secret)?
+        crate::access::hash_api_key(secret).map_err(crate::access::SecretError::from)?
     } else {
         crate::access::hash_password(secret)?
     };

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::bucket::Rate;
+use super::Rate;
 use crate::access::AccessError;
 
 /// The longest Retry-After sent: the official validator gives up on longer ones.

@@ -2,12 +2,11 @@
 //! flight, answered with 503 and `Retry-After` (OAI-PMH §3.1.2.1) instead of queueing.
 
 mod body;
-mod bucket;
 mod config;
 mod state;
 
-pub use bucket::{Buckets, Rate};
 pub use config::{FlowError, FlowLimits, FlowSection, RateSection};
+pub use modoai_gate::{Buckets, Rate};
 
 pub(crate) use body::PermitBody;
 pub(crate) use state::{address_key, Flow};

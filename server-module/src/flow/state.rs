@@ -7,8 +7,8 @@ use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 use tokio::time::{Duration, Instant};
 
-use super::bucket::Buckets;
 use super::config::{FlowLimits, MAX_RETRY_AFTER};
+use super::Buckets;
 
 /// The limits in force and their state: the buckets and the enhanced-response permits.
 #[derive(Debug)]

@@ -14,13 +14,13 @@
 use http::{HeaderMap, Method, Response, StatusCode};
 use http_body_util::BodyExt;
 use modoai_protocol::ns;
+use modoai_tools::PluginResult;
 
 use std::sync::Arc;
 
 use crate::fetch::{InnerBody, Site};
 use crate::index::Entry;
 use crate::oai::response::{Halt, Sink};
-use crate::plugins::PluginResult;
 use crate::xml::Xml;
 
 /// Base64 is encoded in runs of at most this many input bytes, a multiple of 3, so runs

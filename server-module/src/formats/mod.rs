@@ -5,7 +5,6 @@ mod dc;
 mod didl;
 mod format;
 
-pub(crate) use crate_meta::embeddable;
 pub(crate) use dc::write_dc;
 pub(crate) use didl::{write_didl, Fetched};
 pub(crate) use format::Format;

@@ -3,11 +3,12 @@
 
 use std::sync::Arc;
 
+use modoai_tools::PluginResult;
+
 use super::response::{Halt, Sink};
 use super::Repository;
 use crate::formats::{write_dc, write_didl, Fetched};
 use crate::index::Entry;
-use crate::plugins::PluginResult;
 use crate::xml::Xml;
 
 pub(super) fn write_header(repo: &Repository, x: &mut Xml, e: &Entry) {

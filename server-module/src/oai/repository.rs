@@ -3,12 +3,12 @@
 use std::sync::Arc;
 
 use modoai_protocol::OaiError;
+use modoai_tools::{PluginResult, Subject};
 
 use crate::config::Config;
 use crate::fetch::Site;
 use crate::formats::Format;
 use crate::index::{Entry, Index};
-use crate::plugins::{PluginResult, Subject};
 
 use super::token::TokenCodec;
 

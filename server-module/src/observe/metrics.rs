@@ -5,6 +5,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use modoai_tools::PluginObserver;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -42,7 +43,7 @@ impl std::fmt::Debug for Metrics {
     }
 }
 
-/// The metrics of the `oai_crate` tools, handed to the plugins.
+/// The metrics of the `oai_crate` tools, handed to the plugins as their [`PluginObserver`].
 #[derive(Clone, Debug)]
 pub(crate) struct PluginMetrics {
     runs: Family<RunLabels, Counter>,
@@ -240,9 +241,10 @@ impl PluginMetrics {
         );
         m
     }
+}
 
-    /// One tool run ended with `status` after `millis`.
-    pub(crate) fn run(&self, plugin: &str, status: &'static str, millis: u64) {
+impl PluginObserver for PluginMetrics {
+    fn run(&self, plugin: &str, status: &'static str, millis: u64) {
         let label = PluginLabel {
             plugin: plugin.to_owned(),
         };
@@ -257,8 +259,7 @@ impl PluginMetrics {
             .observe(millis as f64 / 1000.0);
     }
 
-    /// A cache lookup for `plugin`: a hit or a miss.
-    pub(crate) fn cache(&self, plugin: &str, hit: bool) {
+    fn cache(&self, plugin: &str, hit: bool) {
         let family = if hit {
             &self.cache_hits
         } else {

@@ -18,7 +18,6 @@ pub use facts::{OaiFacts, Refusal};
 pub use settings::{AccessLogFormat, LogSection, MetricsSection};
 
 pub(crate) use endpoints::answer as endpoint;
-pub(crate) use metrics::PluginMetrics;
 pub(crate) use observer::Observer;
 pub(crate) use service::ObserveLayer;
 pub(crate) use settings::Observation;

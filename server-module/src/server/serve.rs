@@ -54,7 +54,7 @@ pub async fn serve(
     let config = &layer.shared.config;
     let observer = observe::observer(config, Box::new(move || shared.index_stats()))?;
     if let (Some(metrics), Some(plugins)) = (&observer.metrics, &plugins) {
-        plugins.observe_with(metrics.plugins());
+        plugins.observe_with(Arc::new(metrics.plugins()));
     }
     let side = side::start(config, &observer, header_timeout).await?;
     let reopen = observe::reopen_on_sighup(config, &observer)?;

@@ -25,8 +25,8 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
 
-use crate::plugins::resident::{self, Process};
-use crate::plugins::run::{Capture, Ended, MAX_STDERR};
+use crate::resident::{self, Process};
+use crate::run::{Capture, Ended, MAX_STDERR};
 
 /// Longest marker line beyond its fixed prefix: the exit status and the closing brace.
 const MAX_STATUS_LEN: usize = 12;

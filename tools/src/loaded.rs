@@ -19,17 +19,24 @@ pub(crate) struct PluginId(usize);
 
 /// One plugin's output for one file, labelled as the CRATE records it.
 #[derive(Debug)]
-pub(crate) struct PluginResult {
-    pub(crate) label: String,
-    pub(crate) version: String,
-    pub(crate) command: String,
-    pub(crate) cached: bool,
-    pub(crate) run: Cached,
+#[non_exhaustive]
+pub struct PluginResult {
+    /// The plugin's `label` in `plugins.toml`.
+    pub label: String,
+    /// The tool's version, or why it is unknown.
+    pub version: String,
+    /// The command line the plugin runs.
+    pub command: String,
+    /// Whether the result came from the cache rather than a run for this request.
+    pub cached: bool,
+    /// What the run said.
+    pub run: Cached,
     /// For `xml` output: where in stdout the one root element lies, if the output can be
     /// embedded as XML (checked once, when the result is made).
-    pub(crate) xml_root: Option<std::ops::Range<usize>>,
-    /// The `crate:plugin` element of this result, once written.
-    pub(crate) element: std::sync::OnceLock<bytes::Bytes>,
+    pub xml_root: Option<std::ops::Range<usize>>,
+    /// The bytes a writer made of this result once, kept with it so that a warm page copies them
+    /// (the server's `crate:plugin` element).
+    pub element: std::sync::OnceLock<bytes::Bytes>,
 }
 
 /// One plugin, ready to run.
@@ -88,7 +95,7 @@ impl Loaded {
     pub(crate) fn result(&self, run: Cached, cached: bool) -> Arc<PluginResult> {
         let p = &self.plugin;
         let xml_root = (p.output == OutputKind::Xml)
-            .then(|| crate::formats::embeddable(&run.stdout))
+            .then(|| crate::embed::embeddable(&run.stdout))
             .flatten()
             .map(|root| {
                 let start = root.as_ptr() as usize - run.stdout.as_ptr() as usize;

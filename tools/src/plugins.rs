@@ -1,53 +1,21 @@
-//! Metadata tools run at dissemination time for `oai_crate`, per MIME type, as `plugins.toml`
-//! configures them: the CRATE model of mod_oai.
-//!
-//! [`Plugins::load`] reads and checks the file once. For a page of records, [`Plugins::analyse`]
-//! answers from the persistent cache where it can and runs the rest: built-in digests in-process,
-//! ExifTool through one persistent worker, JHOVE and FIDO with many files per process, other
-//! tools one process per file; never more than `max-processes` at once, each with a timeout
-//! that kills its whole process group. Tools see neutral paths (`f000001.jpg` in a private
-//! temporary folder), never the server's paths or file names that are not UTF-8. Every tool
-//! process runs niced and under CPU-time and memory limits ([`isolate`]). Failures are data: a
-//! missing tool, an error exit, a timeout, a limit each become that plugin's status.
-
-mod batch;
-mod cache;
-mod config;
-mod digest;
-mod dispatch;
-pub(crate) mod exiftool;
-mod fido;
-mod hot;
-mod isolate;
-mod loaded;
-mod probe;
-mod program;
-mod registry;
-mod report;
-mod resident;
-pub(crate) mod run;
-mod stage;
-mod status;
-mod subject;
-mod tool;
+//! [`Plugins`]: the configured tools as a whole, loaded once, analysing pages of files through
+//! the caches and the dispatcher.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-pub use config::PluginsError;
-pub(crate) use loaded::PluginResult;
-pub use report::{PluginCheck, PluginStatus};
-pub use run::Ended;
-pub(crate) use subject::Subject;
-pub use tool::{ToolRun, ToolRunner};
-
-use cache::Cache;
-use dispatch::{Dispatcher, Fresh, Pending};
-use hot::Hot;
-use loaded::{Loaded, LoadedPlugins, PluginId};
-use registry::Registry;
-use resident::Kept;
-use status::{note, Status};
+use crate::cache::{self, Cache};
+use crate::config::PluginsError;
+use crate::dispatch::{Dispatcher, Fresh, Pending};
+use crate::hot::Hot;
+use crate::loaded::{Loaded, LoadedPlugins, PluginId, PluginResult};
+use crate::observe::PluginObserver;
+use crate::probe;
+use crate::registry::{self, Registry};
+use crate::report::{self, PluginCheck};
+use crate::resident::Kept;
+use crate::status::{self, note, Status};
+use crate::subject::Subject;
 
 /// The configured metadata tools. Cheap to clone.
 #[derive(Clone, Debug)]
@@ -65,8 +33,8 @@ struct Inner {
     /// Results already read or run, in memory.
     hot: Hot,
     dispatcher: Dispatcher,
-    /// The server's metrics, once it has some.
-    metrics: OnceLock<crate::observe::PluginMetrics>,
+    /// The program's metrics, once it has some.
+    metrics: OnceLock<Arc<dyn PluginObserver>>,
 }
 
 /// Where one plugin's result for one file of a page stands.
@@ -128,7 +96,7 @@ impl Plugins {
     }
 
     /// The folder where results are cached.
-    pub(crate) fn cache_dir(&self) -> &Path {
+    pub fn cache_dir(&self) -> &Path {
         self.inner.cache.dir()
     }
 
@@ -184,14 +152,14 @@ impl Plugins {
         report::explain(&self.inner.plugins, mime, size)
     }
 
-    /// Counts tool runs and cache lookups into the server's metrics from now on (the first
-    /// metrics given stay).
-    pub(crate) fn observe_with(&self, metrics: crate::observe::PluginMetrics) {
-        let _ = self.inner.metrics.set(metrics);
+    /// Counts tool runs and cache lookups into `observer` from now on (the first observer given
+    /// stays).
+    pub fn observe_with(&self, observer: Arc<dyn PluginObserver>) {
+        let _ = self.inner.metrics.set(observer);
     }
 
     /// The results of every applicable plugin for each subject, in `plugins.toml` order.
-    pub(crate) async fn analyse(&self, subjects: &[Subject]) -> Vec<Vec<Arc<PluginResult>>> {
+    pub async fn analyse(&self, subjects: &[Subject]) -> Vec<Vec<Arc<PluginResult>>> {
         let identities: Vec<Vec<u8>> = subjects.iter().map(Subject::identity).collect();
         let (mut rows, pending) = self.plan(subjects, &identities);
         if !pending.is_empty() {
@@ -294,7 +262,7 @@ impl Plugins {
     /// The MD5 of `subject` if a built-in `md5` plugin for its type has already computed it
     /// (memory or the persistent cache); never reads the file (ResourceSync lists give a hash
     /// only when it costs nothing).
-    pub(crate) fn known_md5(&self, subject: &Subject) -> Option<String> {
+    pub fn known_md5(&self, subject: &Subject) -> Option<String> {
         let inner = &*self.inner;
         let (_, l) = inner
             .plugins
@@ -310,15 +278,15 @@ impl Plugins {
     }
 
     /// Starts the tools that are kept running (ExifTool, FIDO) now, so that the first page does
-    /// not wait for their start. Called when the site index starts.
-    pub(crate) fn start_workers(&self) {
+    /// not wait for their start. The server calls it when its site index starts.
+    pub fn start_workers(&self) {
         self.inner.plugins.kept().for_each(Kept::start_now);
     }
 
     /// Ends every tool run in progress (killing its process group), makes later runs end at
-    /// once, and stops the idle ExifTool and FIDO workers. Called by the server when it shuts
+    /// once, and stops the idle ExifTool and FIDO workers. The server calls it when it shuts
     /// down.
-    pub(crate) fn shutdown(&self) {
+    pub fn shutdown(&self) {
         self.inner.dispatcher.stop();
         self.inner.plugins.kept().for_each(Kept::shutdown);
     }

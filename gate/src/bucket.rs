@@ -5,18 +5,19 @@
 //! - **Bounded state.** Its keyed stores (`DashMap`, `HashMap`) grow by one entry per new key and
 //!   are only trimmed when the caller runs `retain_recent`; there is no bound at which a new
 //!   client is refused. Here at most `max` clients are kept, idle (full) buckets are dropped
-//!   first, and a new client beyond the bound gets 503 with a Retry-After of when the soonest
-//!   bucket is full again, which its store interface cannot report (its `NotUntil` cannot be
-//!   built outside the crate).
+//!   first, and a new client beyond the bound is told to wait until the soonest bucket is full
+//!   again (the server's 503 with Retry-After), which its store interface cannot report (its
+//!   `NotUntil` cannot be built outside the crate).
 //! - **One bound for several rates.** A governor limiter has one `Quota`; a format's own limit
 //!   and the global one would be separate limiters with separate maps, while here one map keyed
-//!   by group and client holds them all under the single `max-clients` bound, and a reload that
+//!   by group and client holds them all under the server's single `max-clients` bound, and a reload that
 //!   changes a rate applies it to the buckets already there.
 //! - **Tokio's clock.** The buckets use `tokio::time::Instant`, so tests run on paused time;
 //!   governor would need a clock adapter of our own.
 //!
 //! The bucket itself is the textbook one (`burst` tokens, refilled at `per_sec`), about forty
-//! lines; Retry-After is derived from the wait it reports, in state.rs.
+//! lines; its users derive Retry-After from the wait it reports (the server in its
+//! `flow/state.rs`, the explorer in its `keys/limits.rs`).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -85,7 +86,7 @@ fn seconds(secs: f64) -> Duration {
 /// one bucket, never left half done.
 ///
 /// ```
-/// use modoai::flow::{Buckets, Rate};
+/// use modoai_gate::{Buckets, Rate};
 /// use tokio::time::Instant;
 /// let buckets = Buckets::new(1000);
 /// let rate = Rate { per_sec: 1.0, burst: 2 };
@@ -107,7 +108,7 @@ impl Buckets {
     ///
     /// # Panics
     ///
-    /// If `max` is 0 ([`super::FlowLimits::max_clients`] refuses 0).
+    /// If `max` is 0 (the server's `max-clients` setting refuses 0).
     pub fn new(max: usize) -> Self {
         assert!(max > 0, "a rate-limit map must hold at least one client");
         Buckets {

@@ -21,9 +21,9 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufR
 use tokio::net::unix::pipe;
 use tokio::process::{ChildStdin, Command};
 
-use crate::plugins::batch::contains;
-use crate::plugins::resident::{self, Process};
-use crate::plugins::run::{Capture, Ended};
+use crate::batch::contains;
+use crate::resident::{self, Process};
+use crate::run::{Capture, Ended};
 
 /// Longest piece of a line read at once; a longer line is captured in pieces.
 const MAX_LINE: u64 = 64 * 1024;

@@ -7,11 +7,24 @@ use http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue};
 
 /// What a request presents. Secrets are never printed (no `Debug` of the password or key).
-pub(crate) enum Credentials {
+///
+/// ```
+/// use http::{header::AUTHORIZATION, HeaderMap, HeaderValue};
+/// use modoai_gate::Credentials;
+/// let mut headers = HeaderMap::new();
+/// headers.insert(AUTHORIZATION, HeaderValue::from_static("BEARER abc.DEF-123"));
+/// assert!(matches!(Credentials::from_headers(&headers), Credentials::Bearer(k) if k == "abc.DEF-123"));
+/// ```
+pub enum Credentials {
     /// No `Authorization` header.
     None,
     /// Basic: a user name and password.
-    Basic { user: String, password: String },
+    Basic {
+        /// The user name (never empty).
+        user: String,
+        /// The password (possibly empty).
+        password: String,
+    },
     /// Bearer: an API key.
     Bearer(String),
     /// An `Authorization` header that is not a well-formed Basic or Bearer one (several headers,
@@ -20,7 +33,9 @@ pub(crate) enum Credentials {
 }
 
 impl Credentials {
-    pub(crate) fn from_headers(headers: &HeaderMap) -> Self {
+    /// The credentials of a request's `Authorization` header: the scheme's name in any case
+    /// (RFC 9110 §11.1), one or more spaces before its token.
+    pub fn from_headers(headers: &HeaderMap) -> Self {
         let mut values = headers.get_all(AUTHORIZATION).iter();
         let (Some(value), None) = (values.next(), values.next()) else {
             return if headers.contains_key(AUTHORIZATION) {
@@ -37,7 +52,7 @@ impl Credentials {
     }
 
     /// A name for logs and rate-limit keys: the user name, never the secret.
-    pub(crate) fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> &'static str {
         match self {
             Credentials::None => "none",
             Credentials::Basic { .. } => "basic",
@@ -75,7 +90,7 @@ fn is_token68(s: &str) -> bool {
 }
 
 /// Adds one `WWW-Authenticate` header per scheme the rule accepts.
-pub(crate) fn challenge(headers: &mut HeaderMap, realm: &str, basic: bool, bearer: bool) {
+pub fn challenge(headers: &mut HeaderMap, realm: &str, basic: bool, bearer: bool) {
     let realm = quoted(realm);
     if basic {
         let v = format!("Basic realm={realm}, charset=\"UTF-8\"");

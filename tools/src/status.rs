@@ -16,19 +16,29 @@ const SIGKILL: i32 = Signal::SIGKILL as i32;
 /// What became of one plugin for one file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum Status {
+#[non_exhaustive]
+pub enum Status {
+    /// The tool ran and exited with one of its `ok-exit-codes`.
     Ok,
+    /// The tool exited with another code.
     Error,
+    /// No answer within the plugin's timeout; its process group was killed.
     Timeout,
+    /// The program was not found.
     Missing,
+    /// The tool reported a configuration or usage error.
     ConfigError,
+    /// Not run: the file is larger than `max-input-bytes`.
     Skipped,
+    /// The tool ended abnormally, was killed by a signal, or could not be started.
     Failed,
+    /// The tool went past its CPU-time or memory limit.
     Limit,
 }
 
 impl Status {
-    pub(crate) fn as_str(self) -> &'static str {
+    /// The status as the CRATE and the metrics name it (`ok`, `config-error`, …).
+    pub fn as_str(self) -> &'static str {
         match self {
             Status::Ok => "ok",
             Status::Error => "error",
@@ -42,23 +52,31 @@ impl Status {
     }
 
     /// Outcomes that depend only on the file and the tool, so worth keeping.
-    pub(crate) fn is_cacheable(self) -> bool {
+    pub fn is_cacheable(self) -> bool {
         matches!(self, Status::Ok | Status::Error | Status::Skipped)
     }
 }
 
 /// What one plugin said about one file: as cached, and as served.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Cached {
-    pub(crate) status: Status,
-    pub(crate) exit_code: Option<i32>,
-    pub(crate) duration_ms: u64,
-    pub(crate) truncated: bool,
-    pub(crate) note: Option<String>,
+#[non_exhaustive]
+pub struct Cached {
+    /// What became of the run.
+    pub status: Status,
+    /// The tool's exit code, if it exited.
+    pub exit_code: Option<i32>,
+    /// How long the run took.
+    pub duration_ms: u64,
+    /// Whether stdout or stderr went past its cap.
+    pub truncated: bool,
+    /// Why the status is what it is, when that needs saying.
+    pub note: Option<String>,
+    /// The tool's standard output, up to the plugin's cap.
     #[serde(skip)]
-    pub(crate) stdout: Vec<u8>,
+    pub stdout: Vec<u8>,
+    /// The tool's standard error, up to 64 KiB.
     #[serde(skip)]
-    pub(crate) stderr: Vec<u8>,
+    pub stderr: Vec<u8>,
 }
 
 /// A result with no output, only a status and a reason.

@@ -19,8 +19,8 @@ use super::run::{run, Ended, Limits, MAX_STDERR};
 /// clones share the bound on processes at once.
 ///
 /// ```no_run
-/// # async fn f() -> Result<(), modoai::PluginsError> {
-/// use modoai::{Ended, ToolRunner};
+/// # async fn f() -> Result<(), modoai_tools::PluginsError> {
+/// use modoai_tools::{Ended, ToolRunner};
 /// let tools = ToolRunner::defaults()?;
 /// let run = tools.run(&["pdftotext".into(), "-q".into(), "a.pdf".into(), "-".into()]).await;
 /// if run.ended == Ended::Exited(Some(0)) {
