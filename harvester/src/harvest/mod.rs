@@ -33,7 +33,7 @@ mod root;
 mod store;
 mod summary;
 
-pub use endpoint::Format;
+pub use endpoint::{Format, SetInfo};
 pub use error::HarvestError;
 pub use facts::{Facts, PluginFacts, ResourceFacts};
 pub use harvester::Harvester;

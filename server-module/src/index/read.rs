@@ -162,28 +162,38 @@ impl View<'_> {
     }
 
     /// Up to `limit` live records in URL path order, from `start` on (`Bound::Excluded` to go on
-    /// after the last of an earlier call).
-    pub(crate) fn by_path(&self, start: Bound<&str>, limit: usize) -> Vec<Arc<Entry>> {
+    /// after the last of an earlier call); with `named`, only those in that named set or one
+    /// below it.
+    pub(crate) fn by_path(
+        &self,
+        start: Bound<&str>,
+        limit: usize,
+        named: Option<&str>,
+    ) -> Vec<Arc<Entry>> {
         let lower = start.map(|p| p.as_bytes().to_vec());
         self.snap
             .range(&self.index.ks.records, (lower, Bound::Unbounded))
             .filter_map(|g| g.into_inner().ok())
             .filter_map(|(k, v)| self.entry(std::str::from_utf8(&k).ok()?, &v))
-            .filter(|e| !e.deleted)
+            .filter(|e| !e.deleted && named.is_none_or(|s| in_named(&e.sets, s)))
             .take(limit)
             .collect()
     }
 
-    /// The URL paths of every `every`-th live record in path order, the first included, and how
-    /// many live records there are: where the parts of a list cut into parts of `every` begin.
-    pub(crate) fn path_marks(&self, every: usize) -> (Vec<String>, u64) {
+    /// The URL paths of every `every`-th live record in path order (with `named`, of those in
+    /// that named set or below it), the first included, and how many there are: where the parts
+    /// of a list cut into parts of `every` begin.
+    pub(crate) fn path_marks(&self, every: usize, named: Option<&str>) -> (Vec<String>, u64) {
         let mut marks = Vec::new();
         let mut n = 0u64;
         let live = self
             .snap
             .iter(&self.index.ks.records)
             .filter_map(|g| g.into_inner().ok())
-            .filter(|(_, v)| Record::decode(v).is_some_and(|r| !r.deleted));
+            .filter(|(_, v)| {
+                Record::decode(v)
+                    .is_some_and(|r| !r.deleted && named.is_none_or(|s| in_named(&r.sets, s)))
+            });
         for (k, _) in live {
             if n.is_multiple_of(every as u64) {
                 marks.push(String::from_utf8_lossy(&k).into_owned());
@@ -338,6 +348,13 @@ impl View<'_> {
             .filter(|k| k.len() > DS)
             .map(|k| k.to_vec())
     }
+}
+
+/// Whether a record of membership `m` is in the named set `spec` or one below it.
+fn in_named(m: &crate::sets::Membership, spec: &str) -> bool {
+    m.named
+        .iter()
+        .any(|n| **n == *spec || n.strip_prefix(spec).is_some_and(|r| r.starts_with(':')))
 }
 
 /// The keys of several sorted iterators, merged in order.
