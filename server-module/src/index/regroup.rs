@@ -11,6 +11,7 @@
 
 use std::ops::Bound;
 use std::sync::{Arc, PoisonError};
+use std::time::Instant;
 
 use fjall::Readable;
 
@@ -20,6 +21,23 @@ use crate::sets::Definitions;
 
 /// Records read and moved per atomic batch.
 const CHUNK: usize = 4096;
+
+/// Moves the records whose sets `defs` change, on a blocking thread, and logs what it did.
+pub(super) async fn apply(index: Arc<Index>, defs: Arc<Definitions>) {
+    let started = Instant::now();
+    match tokio::task::spawn_blocking(move || index.regroup(defs)).await {
+        Ok(Ok(n)) if n > 0 => tracing::info!(
+            records = n,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "sets changed: records moved to their new sets, with new datestamps"
+        ),
+        Ok(Ok(_)) => {}
+        Ok(Err(err)) => {
+            tracing::error!(error = %err, "cannot store the records' new sets; the next start tries again")
+        }
+        Err(err) => tracing::error!(error = %err, "moving records to their new sets stopped"),
+    }
+}
 
 impl Index {
     /// Whether the stored records follow `defs` already.

@@ -109,7 +109,7 @@ pub(crate) async fn maintain(index: Arc<Index>, m: Maintenance) {
     if stored {
         // The records first follow the sets wanted now, so that the reconciling scan compares
         // files only.
-        ctx.regroup(index.definitions()).await;
+        super::regroup::apply(index.clone(), index.definitions()).await;
         ctx.full_scan().await;
         tracing::info!(
             records = index.len(),
@@ -152,7 +152,7 @@ impl Ctx {
                 }
                 Ok(()) = sets.changed() => {
                     let defs = sets.borrow_and_update().clone();
-                    self.regroup(defs).await;
+                    super::regroup::apply(self.index.clone(), defs).await;
                 }
                 _ = ticker.tick() => self.full_scan().await,
                 _ = retention.tick() => self.forget_old_changes().await,
@@ -354,24 +354,6 @@ impl Ctx {
                 tracing::error!(error = %err, "cannot update the site index; the next rescan will try again")
             }
             Err(err) => tracing::error!(error = %err, "the index update stopped"),
-        }
-    }
-
-    /// Moves the records whose sets `defs` change (`regroup.rs`).
-    async fn regroup(&self, defs: Arc<Definitions>) {
-        let index = self.index.clone();
-        let started = Instant::now();
-        match tokio::task::spawn_blocking(move || index.regroup(defs)).await {
-            Ok(Ok(n)) if n > 0 => tracing::info!(
-                records = n,
-                elapsed_ms = started.elapsed().as_millis() as u64,
-                "sets changed: records moved to their new sets, with new datestamps"
-            ),
-            Ok(Ok(_)) => {}
-            Ok(Err(err)) => {
-                tracing::error!(error = %err, "cannot store the records' new sets; the next start tries again")
-            }
-            Err(err) => tracing::error!(error = %err, "moving records to their new sets stopped"),
         }
     }
 
