@@ -19,7 +19,7 @@
 //! ```
 //!
 //! A record's membership is worked out once, when the index stores the record, and stored with
-//! it ([`Membership`]): the keys of its sets, the header's setSpecs and what a deletion record
+//! it (its `Membership`): the keys of its sets, the header's setSpecs and what a deletion record
 //! keeps all come from there. A change of the definitions moves the datestamp of every record
 //! whose membership it changes (`index/regroup.rs`).
 
