@@ -91,6 +91,29 @@ async fn a_folder_set_and_a_named_set_are_harvested_with_exactly_their_files() {
         expect(&out, 0);
         assert_each_file_once(&archive, &files(paths));
     }
+    // A harvest list's entries take a set too, each into its own archive.
+    let list = work.path().join("list.toml");
+    std::fs::write(
+        &list,
+        format!(
+            "[defaults]\nmetadata-prefix = \"oai_didl\"\n\n\
+             [[endpoint]]\nurl = \"{0}\"\narchive = \"list-folder\"\nset = \"path:reports:2019\"\n\n\
+             [[endpoint]]\nurl = \"{0}\"\narchive = \"list-named\"\nset = \"pdfs\"\n",
+            server.oai
+        ),
+    )
+    .unwrap();
+    let list_s = list.to_str().unwrap().to_owned();
+    let out = blocking(move || harvester(&["harvest-list", &list_s, "--quiet"])).await;
+    expect(&out, 0);
+    assert_each_file_once(
+        &work.path().join("list-folder"),
+        &files(&["reports/2019/annual.pdf", "reports/2019/summary.txt"]),
+    );
+    assert_each_file_once(
+        &work.path().join("list-named"),
+        &files(&["reports/2019/annual.pdf", "reports/drafts/2021.pdf"]),
+    );
     let url = server.oai.clone();
     let out = blocking(move || harvester(&["inspect", "endpoint", &url, "--sets", "--json"])).await;
     let (json, _) = expect(&out, 0);

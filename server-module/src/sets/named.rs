@@ -171,6 +171,7 @@ impl NamedSet {
     }
 
     /// Why a file of `rel` and `mime` is in the set: the include pattern that matched.
+    #[cfg(feature = "cli")]
     pub(crate) fn reason(&self, rel: &Path) -> Option<&str> {
         let first = self.include.set.matches(rel).into_iter().next()?;
         Some(&self.include.text[first])
@@ -225,6 +226,7 @@ mod tests {
         );
         assert!(!s.contains(Path::new("conf/2019/x.tmp"), "text/plain"));
         assert!(!s.contains(Path::new("conf/2020/a.pdf"), "application/pdf"));
+        #[cfg(feature = "cli")]
         assert_eq!(s.reason(Path::new("agenda.ics")), Some("*.ics"));
         let images = NamedSet::new("pictures", "Pictures")
             .unwrap()
