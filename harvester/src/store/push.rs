@@ -27,7 +27,7 @@ pub struct Pushed {
 
 /// Moves every closed WARC file of the archive `dir` to `store`: uploads it (unless the store
 /// already holds it whole), reads it back to check size and SHA-256, then removes the local copy.
-/// First finishes what a killed run left (see the module docs). Takes the archive's
+/// First finishes what a killed run left (see the [module docs](self)). Takes the archive's
 /// lock for granted: call it from the process that holds it.
 pub async fn push_warcs(store: &Store, dir: &Path) -> Result<Pushed, StoreError> {
     let warcs = ArchiveLayout::new(dir).warcs();
