@@ -471,8 +471,11 @@ async fn resync_copies_one_named_set_from_its_capability_list() {
     let dst = work.path().join("copy");
     let (base, dst_s) = (server.base.clone(), dst.to_str().unwrap().to_owned());
     let cap = capability.clone();
+    let state = work.path().to_owned();
     let out = tokio::task::spawn_blocking(move || {
+        // resync keeps a state file in the folder it runs in: the test's own.
         std::process::Command::new(venv_tool("resync-sync"))
+            .current_dir(state)
             .args(["--baseline", "--capabilitylist", &cap, &base, &dst_s])
             .output()
             .unwrap()
