@@ -5,8 +5,10 @@
 //! `Content-Type` of [`crate::mime::detect`] and a strong `ETag`. Dot-names, FIFOs, devices,
 //! sockets and anything outside the root get 404 before a file is opened.
 
+mod body;
 mod service;
 mod small;
 mod stream;
 
-pub use service::{SiteBody, SiteService};
+pub use body::SiteBody;
+pub use service::SiteService;

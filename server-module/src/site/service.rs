@@ -13,21 +13,18 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use http::header::{ALLOW, CONTENT_TYPE, ETAG, IF_NONE_MATCH, LAST_MODIFIED};
 use http::{HeaderValue, Method, Request, Response, StatusCode};
-use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full};
 use rustix::fs::{Mode, OFlags, ResolveFlags};
 use tower::{Service, ServiceExt};
 use tower_http::services::ServeFile;
 
+use super::body::SiteBody;
 use crate::fetch::BoxError;
 use crate::index::{is_visible, regular_file_meta};
 use crate::own::OwnFiles;
 
 /// Bytes per read of a file being sent.
 const READ_CHUNK: usize = 256 * 1024;
-
-/// The body of [`SiteService`] responses.
-pub type SiteBody = UnsyncBoxBody<Bytes, BoxError>;
 
 /// A static file server for one document root. Cheap to clone.
 #[derive(Clone, Debug)]

@@ -14,7 +14,7 @@ use http::header::{
 use http::{HeaderMap, HeaderValue, Method, Response};
 use http_body_util::{BodyExt, Full};
 
-use super::service::SiteBody;
+use super::body::SiteBody;
 
 /// Files up to this size are answered this way.
 pub(super) const SMALL: u64 = 64 * 1024;

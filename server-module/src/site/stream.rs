@@ -13,7 +13,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, StreamBody};
 use tokio::sync::mpsc;
 
-use super::service::SiteBody;
+use super::body::SiteBody;
 use crate::fetch::BoxError;
 use crate::recycle::Recycler;
 
