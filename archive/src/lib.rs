@@ -53,6 +53,7 @@
 //! `docs/archivists.md` ("Formats"). This crate knows nothing of HTTP: the harvester brings the
 //! client and the harvest loop, the explorer the search index.
 
+pub mod any;
 pub mod archive;
 pub mod cdxj;
 pub mod corpus;

@@ -1,0 +1,569 @@
+//! Reading a file's records in order: [`Records`]. Bad bytes never stop it: it goes on at the
+//! next readable record and reports what it skipped and why.
+
+use std::collections::VecDeque;
+use std::io::{self, Read};
+
+use serde::{Deserialize, Serialize};
+
+use super::block::{read_block, BlockRead, Plan, Protocol};
+use super::fields::{parse_date, Fields};
+use super::head::{
+    head_end, is_arc_line, is_warc_start, parse_arc, parse_warc, ArcLine, WarcHead, MAX_HEAD,
+};
+use super::kind::RecordKind;
+use super::location::{Framing, Location, Source};
+use super::record::{Format, Record, Truncation};
+use super::stream::{GzipError, Stream};
+use super::warcinfo::Warcinfo;
+
+/// How records are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReadOptions {
+    /// Bytes of each block kept in [`Record::block`] (besides the HTTP head); the rest streams
+    /// through the digests and is dropped, so memory stays bounded whatever a record weighs.
+    /// Defaults to 1 MiB.
+    pub keep: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions { keep: 1 << 20 }
+    }
+}
+
+impl ReadOptions {
+    /// Keeps `bytes` of each block. Defaults to 1 MiB; 0 keeps only the HTTP head.
+    pub fn keep(mut self, bytes: usize) -> Self {
+        self.keep = bytes;
+        self
+    }
+}
+
+/// Bytes the reader could not read as records.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// The file (or WACZ entry).
+    pub source: Source,
+    /// Where the skipped bytes start in the file: the byte offset of a plain file, or the
+    /// offset of the gzip member that holds their start.
+    pub start: u64,
+    /// Where reading went on: the byte offset, or the offset of the gzip member holding it.
+    pub end: u64,
+    /// Skipped bytes (decompressed).
+    pub bytes: u64,
+    /// Why.
+    pub reason: SkipReason,
+}
+
+/// Why bytes were skipped.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind", content = "detail")]
+pub enum SkipReason {
+    /// A damaged gzip member (bad header, bad deflate data, CRC mismatch, cut short).
+    Gzip(String),
+    /// A record head that cannot be read (a bad header line, no `Content-Length`, a bad ARC
+    /// line, no end).
+    Head(String),
+    /// Bytes between records that start no record.
+    Garbage,
+    /// The file could not be read further (an I/O error).
+    Unreadable(String),
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::Gzip(e) => write!(f, "bad gzip member: {e}"),
+            SkipReason::Head(e) => write!(f, "bad record head: {e}"),
+            SkipReason::Garbage => f.write_str("bytes that start no record"),
+            SkipReason::Unreadable(e) => write!(f, "unreadable: {e}"),
+        }
+    }
+}
+
+/// What reading a file yields, in file order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// A record.
+    Record(Box<Record>),
+    /// Bytes that were skipped.
+    Skipped(Skipped),
+}
+
+/// The records of one file, in order; see the module docs.
+pub struct Records {
+    source: Source,
+    stream: Stream<Box<dyn Read + Send>>,
+    options: ReadOptions,
+    /// Whether the file is ARC (its first record is a `filedesc://` line).
+    arc: Option<bool>,
+    queue: VecDeque<Found>,
+    done: bool,
+    /// Set by [`open`](super::open): stop after the first record's head, before its block.
+    head_only: bool,
+    pub(crate) head: Option<Head>,
+}
+
+/// A record's head, read by [`open`](super::open) before its block streams.
+pub(crate) struct Head {
+    pub(crate) format: Format,
+    pub(crate) kind: RecordKind,
+    pub(crate) fields: Fields,
+    pub(crate) length: u64,
+}
+
+impl std::fmt::Debug for Records {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Records")
+            .field("source", &self.source)
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Records {
+    /// Reads the records of `source` from its start.
+    pub fn open(source: &Source, options: ReadOptions) -> io::Result<Records> {
+        let input = source.read_from(0)?;
+        Records::new(source.clone(), input, options)
+    }
+
+    /// Reads the records of `input`, the bytes of `source`.
+    pub fn new(
+        source: Source,
+        input: Box<dyn Read + Send>,
+        options: ReadOptions,
+    ) -> io::Result<Records> {
+        Ok(Records {
+            source,
+            stream: Stream::new(input)?,
+            options,
+            arc: None,
+            queue: VecDeque::new(),
+            done: false,
+            head_only: false,
+            head: None,
+        })
+    }
+
+    /// Reads the head of the record at the start of `input` (after `skip` bytes) and leaves
+    /// the stream at its block.
+    pub(crate) fn head_at(
+        source: Source,
+        input: Box<dyn Read + Send>,
+        skip: u64,
+    ) -> io::Result<(Head, Stream<Box<dyn Read + Send>>)> {
+        let mut records = Records::new(source, input, ReadOptions::default())?;
+        records.head_only = true;
+        let mut left = skip;
+        while left > 0 {
+            let n = records.stream.peek(1, true)?.len().min(left as usize);
+            if n == 0 {
+                break;
+            }
+            records.stream.consume(n);
+            left -= n as u64;
+        }
+        records.arc = None;
+        records.step();
+        match records.head.take() {
+            Some(head) => Ok((head, records.stream)),
+            None => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "no readable record at this location",
+            )),
+        }
+    }
+
+    /// Whether the file is gzip-compressed.
+    pub fn is_gzip(&self) -> bool {
+        self.stream.is_gzip()
+    }
+
+    fn step(&mut self) {
+        match self.start() {
+            Ok(Some(Start::Warc)) => self.warc(),
+            Ok(Some(Start::Arc)) => self.arc_record(),
+            Ok(Some(Start::Other)) => self.resync(SkipReason::Garbage, false),
+            Ok(None) => self.done = true,
+            Err(e) => self.failed(e),
+        }
+    }
+
+    /// Skips line ends between records, and tells what starts here.
+    fn start(&mut self) -> io::Result<Option<Start>> {
+        loop {
+            let bytes = self.stream.peek(1, true)?;
+            let Some(&b) = bytes.first() else {
+                return Ok(None);
+            };
+            if b != b'\r' && b != b'\n' {
+                break;
+            }
+            self.stream.consume(1);
+        }
+        let head = self.stream.peek(16, true)?;
+        if is_warc_start(head) {
+            self.arc.get_or_insert(false);
+            return Ok(Some(Start::Warc));
+        }
+        if self.arc.is_none() {
+            self.arc = Some(head.starts_with(b"filedesc://"));
+        }
+        if self.arc == Some(true) && is_arc_line(&self.line()?) {
+            return Ok(Some(Start::Arc));
+        }
+        Ok(Some(Start::Other))
+    }
+
+    /// The line that starts here (without its line end), up to 4 KiB.
+    fn line(&mut self) -> io::Result<Vec<u8>> {
+        let bytes = self.stream.peek(4096, true)?;
+        let end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len());
+        Ok(bytes[..end].to_vec())
+    }
+
+    fn warc(&mut self) {
+        let at = self.mark();
+        let head = match self.warc_head() {
+            Ok(head) => head,
+            Err(Err(e)) => return self.failed(e),
+            Err(Ok(reason)) => return self.resync(SkipReason::Head(reason), true),
+        };
+        let WarcHead {
+            version,
+            fields,
+            length,
+        } = head;
+        let fields = Fields::of(fields);
+        let kind = RecordKind::of(
+            fields.get("WARC-Type").unwrap_or(""),
+            fields.profile.as_deref(),
+        );
+        self.record(at, Format::Warc(version), kind, fields, length);
+    }
+
+    /// Reads a WARC head: `Err(Ok(reason))` when it is bad, `Err(Err(e))` when the file fails.
+    fn warc_head(&mut self) -> Result<WarcHead, Result<String, io::Error>> {
+        let mut want = 4096;
+        let mut searched = 0;
+        loop {
+            let bytes = self.stream.peek(want, true).map_err(Err)?;
+            if let Some(end) = head_end(bytes, searched) {
+                let head = parse_warc(&bytes[..end]).map_err(|e| Ok(e.to_string()))?;
+                self.stream.consume(end);
+                return Ok(head);
+            }
+            if bytes.len() < want || want >= MAX_HEAD {
+                return Err(Ok("record head without an end".to_owned()));
+            }
+            searched = bytes.len();
+            want *= 4;
+        }
+    }
+
+    fn arc_record(&mut self) {
+        let at = self.mark();
+        let line = match self.line() {
+            Ok(l) => l,
+            Err(e) => return self.failed(e),
+        };
+        let Ok(arc) = parse_arc(&line) else {
+            unreachable!("start() checked that the line parses")
+        };
+        self.stream.consume(line.len() + 1);
+        let kind = match arc.url.starts_with("filedesc:") {
+            true => RecordKind::Warcinfo,
+            false => RecordKind::Response,
+        };
+        let length = arc.length;
+        self.record(at, Format::Arc, kind, arc_fields(arc), length);
+    }
+
+    fn record(&mut self, at: Mark, format: Format, kind: RecordKind, fields: Fields, length: u64) {
+        if self.head_only {
+            self.done = true;
+            self.head = Some(Head {
+                format,
+                kind,
+                fields,
+                length,
+            });
+            return;
+        }
+        let is_arc = format == Format::Arc;
+        let protocol = match &kind {
+            RecordKind::Response | RecordKind::Revisit(_) => Protocol::Response,
+            RecordKind::Request => Protocol::Request,
+            _ => Protocol::None,
+        };
+        let has_payload = matches!(
+            kind,
+            RecordKind::Response
+                | RecordKind::Resource
+                | RecordKind::Request
+                | RecordKind::Conversion
+        );
+        let plan = Plan {
+            length,
+            keep: self.options.keep,
+            protocol,
+            has_payload,
+            check_payload: !matches!(kind, RecordKind::Revisit(_)),
+            block_digest: fields.block_digest.as_ref(),
+            payload_digest: fields.payload_digest.as_ref(),
+            in_member: at.member_start,
+        };
+        let mut block = read_block(&mut self.stream, &plan);
+        let warcinfo =
+            (kind == RecordKind::Warcinfo && !is_arc).then(|| Warcinfo::parse(&block.kept));
+        let trailer = is_arc || block.cut || self.trailer();
+        let end = self.stream.position();
+        let error = block.error.take();
+        let mut record = self.build(at, end, format, kind, fields, length, block, trailer);
+        record.warcinfo = warcinfo;
+        self.queue.push_back(Found::Record(Box::new(record)));
+        if let Some(e) = error {
+            self.failed(e);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        &mut self,
+        at: Mark,
+        end: u64,
+        format: Format,
+        kind: RecordKind,
+        fields: Fields,
+        length: u64,
+        block: BlockRead,
+        trailer: bool,
+    ) -> Record {
+        let truncated = match (block.cut, &fields.truncated) {
+            (true, _) => Some(Truncation::Cut),
+            (false, Some(t)) => Some(Truncation::Declared(t.clone())),
+            (false, None) => None,
+        };
+        let location = self.locate(at, end, !block.cut);
+        Record {
+            location,
+            format,
+            kind,
+            fields,
+            block_len: length,
+            block: block.kept,
+            http: block.http,
+            block_digest: block.block_digest,
+            payload_digest: block.payload_digest,
+            payload_sha1: block.payload_sha1,
+            truncated,
+            warcinfo: None,
+            trailer,
+        }
+    }
+
+    /// Consumes the CRLF CRLF after a WARC block (LF LF too); whether it was there.
+    fn trailer(&mut self) -> bool {
+        let Ok(bytes) = self.stream.peek(4, false) else {
+            return false;
+        };
+        let n = if bytes.starts_with(b"\r\n\r\n") {
+            4
+        } else if bytes.starts_with(b"\n\n") {
+            2
+        } else {
+            return false;
+        };
+        self.stream.consume(n);
+        true
+    }
+
+    /// Where the record that started at `at` and ends at decoded position `end` is.
+    fn locate(&mut self, at: Mark, end: u64, whole: bool) -> Location {
+        let source = self.source.clone();
+        let Some(member) = self.stream.member_at(at.decoded) else {
+            return Location {
+                source,
+                offset: at.decoded,
+                length: end - at.decoded,
+                framing: Framing::Plain,
+            };
+        };
+        // Line ends after the record inside its member belong to it when they end the member.
+        if whole && at.member_start && self.ends_member() {
+            return Location {
+                source,
+                offset: member.raw,
+                length: self.stream.raw_position() - member.raw,
+                framing: Framing::Gzip,
+            };
+        }
+        Location {
+            source,
+            offset: member.raw,
+            length: end - at.decoded,
+            framing: Framing::GzipStream {
+                skip: at.decoded - member.decoded,
+            },
+        }
+    }
+
+    /// Skips line ends up to the end of the current gzip member; whether it ends there.
+    fn ends_member(&mut self) -> bool {
+        loop {
+            match self.stream.peek(1, false) {
+                Ok([b'\r' | b'\n', ..]) => self.stream.consume(1),
+                Ok(_) => return self.stream.at_member_end().unwrap_or(false),
+                Err(_) => return false,
+            }
+        }
+    }
+
+    /// Where a record starts.
+    fn mark(&mut self) -> Mark {
+        let decoded = self.stream.position();
+        self.stream.forget_before(decoded);
+        let member_start = self
+            .stream
+            .member_at(decoded)
+            .is_some_and(|m| m.decoded == decoded);
+        Mark {
+            decoded,
+            member_start,
+        }
+    }
+
+    /// A gzip error or I/O error: report it, and go on at the next member if there is one.
+    fn failed(&mut self, error: io::Error) {
+        let gzip = error
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<GzipError>())
+            .cloned();
+        let Some(gzip) = gzip else {
+            let start = self.raw_at(self.stream.position());
+            self.skip(start, start, 0, SkipReason::Unreadable(error.to_string()));
+            self.done = true;
+            return;
+        };
+        let from = self.stream.position();
+        let start = self.raw_at(from);
+        match self.stream.resync() {
+            Ok(Some(end)) => self.skip(start, end, 0, SkipReason::Gzip(gzip.to_string())),
+            Ok(None) => {
+                let end = self.stream.raw_position();
+                self.skip(start, end, 0, SkipReason::Gzip(gzip.to_string()));
+                self.done = true;
+            }
+            Err(e) => self.failed(e),
+        }
+    }
+
+    /// Skips to the next line that starts a record; `line` first skips the current line (whose
+    /// start was a bad record head).
+    fn resync(&mut self, reason: SkipReason, line: bool) {
+        let from = self.stream.position();
+        let start = self.raw_at(from);
+        let result = self.seek_record(line);
+        let to = self.stream.position();
+        let end = self.raw_at(to);
+        self.skip(start, end, to - from, reason);
+        if let Err(e) = result {
+            self.failed(e);
+        }
+    }
+
+    /// Consumes bytes up to the next line start (or member start) where a record starts.
+    fn seek_record(&mut self, mut skip_line: bool) -> io::Result<()> {
+        loop {
+            if !skip_line {
+                let head = self.stream.peek(16, false)?;
+                if is_warc_start(head) {
+                    return Ok(());
+                }
+                if self.arc == Some(true) && is_arc_line(&self.line()?) {
+                    return Ok(());
+                }
+            }
+            skip_line = false;
+            // To the end of this line, or of this gzip member (a member starts a line).
+            loop {
+                let bytes = self.stream.peek(1, false)?;
+                if bytes.is_empty() {
+                    if self.stream.peek(1, true)?.is_empty() {
+                        return Ok(());
+                    }
+                    break;
+                }
+                match memchr::memchr(b'\n', bytes) {
+                    Some(i) => {
+                        self.stream.consume(i + 1);
+                        break;
+                    }
+                    None => {
+                        let n = bytes.len();
+                        self.stream.consume(n);
+                    }
+                }
+            }
+        }
+    }
+
+    fn raw_at(&self, decoded: u64) -> u64 {
+        self.stream.member_at(decoded).map_or(decoded, |m| m.raw)
+    }
+
+    fn skip(&mut self, start: u64, end: u64, bytes: u64, reason: SkipReason) {
+        self.queue.push_back(Found::Skipped(Skipped {
+            source: self.source.clone(),
+            start,
+            end,
+            bytes,
+            reason,
+        }));
+    }
+}
+
+impl Iterator for Records {
+    type Item = Found;
+
+    fn next(&mut self) -> Option<Found> {
+        while self.queue.is_empty() && !self.done {
+            self.step();
+        }
+        self.queue.pop_front()
+    }
+}
+
+/// What starts at a record boundary.
+enum Start {
+    Warc,
+    Arc,
+    Other,
+}
+
+/// Where a record starts: in the decoded stream, and whether a gzip member starts there too.
+#[derive(Clone, Copy)]
+struct Mark {
+    decoded: u64,
+    member_start: bool,
+}
+
+/// An ARC line as header fields.
+fn arc_fields(arc: ArcLine) -> Fields {
+    let mut fields = Fields::of(Vec::new());
+    fields.date = parse_date(&arc.date);
+    fields.content_type = Some(arc.content_type.clone());
+    fields.ip_address = Some(arc.ip.clone());
+    fields.target_uri = Some(arc.url.clone());
+    fields.all = vec![
+        ("URL".to_owned(), arc.url),
+        ("IP-Address".to_owned(), arc.ip),
+        ("Archive-Date".to_owned(), arc.date),
+        ("Content-Type".to_owned(), arc.content_type),
+        ("Archive-Length".to_owned(), arc.length.to_string()),
+    ];
+    fields
+}
