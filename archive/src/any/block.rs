@@ -155,8 +155,11 @@ fn find_head(protocol: Protocol, kept: &[u8], ended: bool) -> Option<(usize, Opt
         Protocol::None => Some((0, None)),
         Protocol::Response => match HttpHead::parse(kept) {
             Some(h) => Some((h.body_offset as usize, Some(h))),
-            None if ended
-                || kept.len() >= MAX_HTTP_HEAD
+            None if ended => match HttpHead::parse_whole(kept) {
+                Some(h) => Some((h.body_offset as usize, Some(h))),
+                None => Some((0, None)),
+            },
+            None if kept.len() >= MAX_HTTP_HEAD
                 || !kept.starts_with(b"HTTP/") && kept.len() >= 5 =>
             {
                 Some((0, None))

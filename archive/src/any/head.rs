@@ -51,17 +51,17 @@ pub(crate) fn is_warc_start(bytes: &[u8]) -> bool {
 
 /// The end of the head in `bytes` (just after its blank line), if it is there.
 pub(crate) fn head_end(bytes: &[u8], from: usize) -> Option<usize> {
+    // A line end is LF after any number of CRs (some producers write CR CR LF).
     let mut at = from.saturating_sub(3);
     while let Some(i) = memchr::memchr(b'\n', &bytes[at..]) {
-        let nl = at + i;
-        let next = &bytes[nl + 1..];
-        if next.starts_with(b"\r\n") {
-            return Some(nl + 3);
+        let mut next = at + i + 1;
+        while bytes.get(next) == Some(&b'\r') {
+            next += 1;
         }
-        if next.starts_with(b"\n") {
-            return Some(nl + 2);
+        if bytes.get(next) == Some(&b'\n') {
+            return Some(next + 1);
         }
-        at = nl + 1;
+        at = at + i + 1;
     }
     None
 }
@@ -143,7 +143,8 @@ pub(crate) fn is_arc_line(line: &[u8]) -> bool {
 }
 
 fn trim_cr(line: &[u8]) -> &[u8] {
-    line.strip_suffix(b"\r").unwrap_or(line)
+    let end = line.iter().rposition(|&b| b != b'\r').map_or(0, |i| i + 1);
+    &line[..end]
 }
 
 fn bad_line(line: &[u8]) -> HeadError {

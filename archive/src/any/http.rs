@@ -26,7 +26,18 @@ impl HttpHead {
     /// header section does not end within `block` (or [`MAX_HTTP_HEAD`] bytes).
     pub fn parse(block: &[u8]) -> Option<HttpHead> {
         let block = &block[..block.len().min(MAX_HTTP_HEAD)];
-        let end = head_end(block)?;
+        Self::parse_to(block, head_end(block)?)
+    }
+
+    /// Parses a whole block as a head that may lack its blank line (a block cut by its
+    /// `Content-Length`, as pywb's sample `missing-status-text.warc` has): then the body is
+    /// empty.
+    pub fn parse_whole(block: &[u8]) -> Option<HttpHead> {
+        let block = &block[..block.len().min(MAX_HTTP_HEAD)];
+        Self::parse_to(block, head_end(block).unwrap_or(block.len()))
+    }
+
+    fn parse_to(block: &[u8], end: usize) -> Option<HttpHead> {
         let mut lines = block[..end].split(|&b| b == b'\n').map(trim_cr);
         let status_line = String::from_utf8_lossy(lines.next()?).into_owned();
         let mut parts = status_line.splitn(3, ' ');
@@ -105,22 +116,24 @@ impl HttpHead {
 
 /// The end of the header section (after its blank line).
 fn head_end(block: &[u8]) -> Option<usize> {
+    // A line end is LF after any number of CRs (some producers write CR CR LF).
     let mut at = 0;
     while let Some(i) = memchr::memchr(b'\n', &block[at..]) {
-        let next = &block[at + i + 1..];
-        if next.starts_with(b"\r\n") {
-            return Some(at + i + 3);
+        let mut next = at + i + 1;
+        while block.get(next) == Some(&b'\r') {
+            next += 1;
         }
-        if next.starts_with(b"\n") {
-            return Some(at + i + 2);
+        if block.get(next) == Some(&b'\n') {
+            return Some(next + 1);
         }
-        at += i + 1;
+        at = at + i + 1;
     }
     None
 }
 
 fn trim_cr(line: &[u8]) -> &[u8] {
-    line.strip_suffix(b"\r").unwrap_or(line)
+    let end = line.iter().rposition(|&b| b != b'\r').map_or(0, |i| i + 1);
+    &line[..end]
 }
 
 #[cfg(test)]

@@ -75,6 +75,7 @@ pub fn open(location: &Location) -> io::Result<Opened> {
         while prefix.len() < MAX_HTTP_HEAD {
             let n = rest.read(&mut chunk)?;
             if n == 0 {
+                http = HttpHead::parse_whole(&prefix);
                 break;
             }
             prefix.extend_from_slice(&chunk[..n]);

@@ -166,7 +166,8 @@ impl Records {
             records.stream.consume(n);
             left -= n as u64;
         }
-        records.arc = None;
+        // A WARC head is looked for first; failing that, an ARC line.
+        records.arc = Some(true);
         records.step();
         match records.head.take() {
             Some(head) => Ok((head, records.stream)),
@@ -204,14 +205,13 @@ impl Records {
             }
             self.stream.consume(1);
         }
-        let head = self.stream.peek(16, true)?;
-        if is_warc_start(head) {
+        let head = self.look(16, |b| b.len() >= 6)?;
+        let (warc, filedesc) = (is_warc_start(head), head.starts_with(b"filedesc://"));
+        if warc {
             self.arc.get_or_insert(false);
             return Ok(Some(Start::Warc));
         }
-        if self.arc.is_none() {
-            self.arc = Some(head.starts_with(b"filedesc://"));
-        }
+        self.arc.get_or_insert(filedesc);
         if self.arc == Some(true) && is_arc_line(&self.line()?) {
             return Ok(Some(Start::Arc));
         }
@@ -220,7 +220,7 @@ impl Records {
 
     /// The line that starts here (without its line end), up to 4 KiB.
     fn line(&mut self) -> io::Result<Vec<u8>> {
-        let bytes = self.stream.peek(4096, true)?;
+        let bytes = self.look(4096, |b| b.contains(&b'\n'))?;
         let end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len());
         Ok(bytes[..end].to_vec())
     }
@@ -248,10 +248,9 @@ impl Records {
     /// Reads a WARC head: `Err(Ok(reason))` when it is bad, `Err(Err(e))` when the file fails.
     fn warc_head(&mut self) -> Result<WarcHead, Result<String, io::Error>> {
         let mut want = 4096;
-        let mut searched = 0;
         loop {
-            let bytes = self.stream.peek(want, true).map_err(Err)?;
-            if let Some(end) = head_end(bytes, searched) {
+            let bytes = self.look(want, |b| head_end(b, 0).is_some()).map_err(Err)?;
+            if let Some(end) = head_end(bytes, 0) {
                 let head = parse_warc(&bytes[..end]).map_err(|e| Ok(e.to_string()))?;
                 self.stream.consume(end);
                 return Ok(head);
@@ -259,9 +258,17 @@ impl Records {
             if bytes.len() < want || want >= MAX_HEAD {
                 return Err(Ok("record head without an end".to_owned()));
             }
-            searched = bytes.len();
             want *= 4;
         }
+    }
+
+    /// At least `n` bytes, or all up to where `enough` holds, from this gzip member if it has
+    /// them, crossing into the next only when it does not: a record's start and end must fall
+    /// on member boundaries to be located as its member.
+    fn look(&mut self, n: usize, enough: impl Fn(&[u8]) -> bool) -> io::Result<&[u8]> {
+        let here = self.stream.peek(n, false)?;
+        let cross = here.len() < n && !enough(here);
+        self.stream.peek(n, cross)
     }
 
     fn arc_record(&mut self) {
@@ -319,8 +326,10 @@ impl Records {
         let mut block = read_block(&mut self.stream, &plan);
         let warcinfo =
             (kind == RecordKind::Warcinfo && !is_arc).then(|| Warcinfo::parse(&block.kept));
-        let trailer = is_arc || block.cut || self.trailer();
+        // Locations end with the block, as warcio and pywb count them; the trailer and blank
+        // lines between records belong to no record (in a gzip member, to the member's).
         let end = self.stream.position();
+        let trailer = is_arc || block.cut || self.trailer();
         let error = block.error.take();
         let mut record = self.build(at, end, format, kind, fields, length, block, trailer);
         record.warcinfo = warcinfo;
