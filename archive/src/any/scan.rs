@@ -457,8 +457,11 @@ impl Records {
             self.done = true;
             return;
         };
-        let from = self.stream.position();
-        let start = self.raw_at(from);
+        // A member header missing where one should start: the damage starts there.
+        let start = match gzip {
+            GzipError::BadHeader => self.stream.raw_position(),
+            _ => self.raw_at(self.stream.position()),
+        };
         match self.stream.resync() {
             Ok(Some(end)) => self.skip(start, end, 0, SkipReason::Gzip(gzip.to_string())),
             Ok(None) => {
@@ -484,7 +487,9 @@ impl Records {
         }
     }
 
-    /// Consumes bytes up to the next line start (or member start) where a record starts.
+    /// Consumes bytes up to the next record start: `WARC/` and a version anywhere (a head that
+    /// then does not parse is skipped in turn), or in an ARC file a header line at a line start
+    /// (or member start). `skip_line` first skips the current line (whose start was a bad head).
     fn seek_record(&mut self, mut skip_line: bool) -> io::Result<()> {
         loop {
             if !skip_line {
@@ -497,26 +502,21 @@ impl Records {
                 }
             }
             skip_line = false;
-            // To the end of this line, or of this gzip member (a member starts a line).
-            loop {
-                let bytes = self.stream.peek(1, false)?;
-                if bytes.is_empty() {
-                    if self.stream.peek(1, true)?.is_empty() {
-                        return Ok(());
-                    }
-                    break;
+            // To the next line start, `WARC/` or member start, whichever comes first.
+            let bytes = self.stream.peek(1, false)?;
+            if bytes.is_empty() {
+                if self.stream.peek(1, true)?.is_empty() {
+                    return Ok(());
                 }
-                match memchr::memchr(b'\n', bytes) {
-                    Some(i) => {
-                        self.stream.consume(i + 1);
-                        break;
-                    }
-                    None => {
-                        let n = bytes.len();
-                        self.stream.consume(n);
-                    }
-                }
+                continue;
             }
+            let line = memchr::memchr(b'\n', bytes).map(|i| i + 1);
+            let warc = memchr::memmem::find(&bytes[1..], b"WARC/").map(|i| i + 1);
+            let n = match (line, warc) {
+                (Some(a), Some(b)) => a.min(b),
+                (a, b) => a.or(b).unwrap_or(bytes.len()),
+            };
+            self.stream.consume(n);
         }
     }
 
