@@ -58,6 +58,8 @@ pub mod archive;
 pub mod cdxj;
 pub mod corpus;
 pub mod facts;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod merge;
 pub mod profile;
 pub mod pwid;

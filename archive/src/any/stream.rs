@@ -71,6 +71,8 @@ struct Gzip {
     /// Members whose start may still be asked for, oldest first.
     members: VecDeque<Member>,
     error: Option<GzipError>,
+    /// Where the member header that failed starts, when the failure was in a header.
+    header_failed: Option<u64>,
 }
 
 impl<R: Read> Stream<R> {
@@ -84,6 +86,11 @@ impl<R: Read> Stream<R> {
     /// Whether the file is gzip-compressed.
     pub(crate) fn is_gzip(&self) -> bool {
         self.gzip.is_some()
+    }
+
+    /// Where the member header that made the last [`GzipError`] starts, when a header did.
+    pub(crate) fn header_failed(&self) -> Option<u64> {
+        self.gzip.as_ref().and_then(|g| g.header_failed)
     }
 
     /// Bytes of the file consumed: where the next member starts once one has ended.
@@ -150,6 +157,7 @@ impl<R: Read> Stream<R> {
         };
         g.start = g.end;
         g.error = None;
+        g.header_failed = None;
         loop {
             let window = self.raw.available()?;
             if window.is_empty() {
@@ -184,18 +192,36 @@ impl Gzip {
             state: State::Start,
             members: VecDeque::new(),
             error: None,
+            header_failed: None,
         }
     }
 
     /// Decodes until `n` bytes are buffered, the member ends (unless `cross`) or the input ends.
     fn fill<R: Read>(&mut self, raw: &mut Window<R>, n: usize, cross: bool) -> io::Result<()> {
         while self.end - self.start < n {
-            match self.state {
-                State::Start => self.header(raw)?,
-                State::Inflating => self.inflate(raw)?,
-                State::Ended if cross => self.state = State::Start,
+            let step = match self.state {
+                State::Start => {
+                    let at = raw.position();
+                    let result = self.header(raw);
+                    if result.is_err() {
+                        self.header_failed = Some(at);
+                    }
+                    result
+                }
+                State::Inflating => self.inflate(raw),
+                State::Ended if cross => {
+                    self.state = State::Start;
+                    Ok(())
+                }
                 State::Ended | State::Eof => return Ok(()),
-                State::Failed => return Err(self.failed()),
+                State::Failed => Err(self.failed()),
+            };
+            // What was decoded before a failure is given out first, as before an end.
+            if let Err(e) = step {
+                return match self.end > self.start {
+                    true => Ok(()),
+                    false => Err(e),
+                };
             }
         }
         Ok(())
@@ -223,6 +249,9 @@ impl Gzip {
             return Err(self.fail(GzipError::BadHeader));
         }
         if head.len() < 10 {
+            // The file ends inside this header: nothing after it to go on with.
+            let n = head.len();
+            raw.consume(n);
             return Err(self.fail(GzipError::Cut));
         }
         let flags = head[3];

@@ -50,8 +50,11 @@ fn cuts_at_random_offsets_keep_everything_before_them() {
             };
             let (records, _) = read_all(&cut_path);
             for r in full.iter().filter(|r| end(r) <= limit) {
-                let found = records.iter().find(|f| f.fields.record_id == r.fields.record_id);
-                let found = found.unwrap_or_else(|| panic!("{name} cut at {cut}: {:?}", r.location));
+                let found = records
+                    .iter()
+                    .find(|f| f.fields.record_id == r.fields.record_id);
+                let found =
+                    found.unwrap_or_else(|| panic!("{name} cut at {cut}: {:?}", r.location));
                 assert_eq!(found.block, r.block, "{name} cut at {cut}");
             }
             for r in &records {

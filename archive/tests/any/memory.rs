@@ -20,7 +20,10 @@ impl Read for Noise {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = (buf.len() as u64).min(self.left) as usize & !7;
         for chunk in buf[..n].chunks_exact_mut(8) {
-            self.state = self.state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.state = self
+                .state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             chunk.copy_from_slice(&self.state.to_le_bytes());
         }
         self.left -= n as u64;
@@ -33,16 +36,30 @@ fn a_200_mb_record_is_read_in_bounded_memory() {
     let dir = tempfile::tempdir().unwrap();
     let mut writer = Writer::new(WriterConfig::new(dir.path(), "big").host("h"));
     let now = time::OffsetDateTime::now_utc();
-    let noise = Noise { left: PAYLOAD, state: 1 };
-    writer.write_resource("http://example.org/big.jpg", "image/jpeg", now, &[], noise).unwrap();
+    let noise = Noise {
+        left: PAYLOAD,
+        state: 1,
+    };
+    writer
+        .write_resource("http://example.org/big.jpg", "image/jpeg", now, &[], noise)
+        .unwrap();
     let file = writer.close().unwrap().remove(0);
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["any::memory::read_large_record_child", "--exact", "--ignored", "--nocapture"])
+        .args([
+            "any::memory::read_large_record_child",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+        ])
         .env(CHILD, &file)
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let peak: u64 = text
         .lines()
         .find_map(|l| l.strip_prefix("peak-kb "))
@@ -50,7 +67,10 @@ fn a_200_mb_record_is_read_in_bounded_memory() {
         .trim()
         .parse()
         .unwrap();
-    assert!(peak < 96 * 1024, "peak RSS {peak} kB reading a 200 MB record");
+    assert!(
+        peak < 96 * 1024,
+        "peak RSS {peak} kB reading a 200 MB record"
+    );
 }
 
 /// Run by the test above in a process of its own.
@@ -61,7 +81,9 @@ fn read_large_record_child() {
     let source = Source::file(file);
     let mut large = None;
     for found in Records::open(&source, ReadOptions::default()).unwrap() {
-        let Found::Record(r) = found else { panic!("{found:?}") };
+        let Found::Record(r) = found else {
+            panic!("{found:?}")
+        };
         assert!(!r.block_digest.is_failed());
         if r.block_len >= PAYLOAD {
             assert_eq!(r.payload_digest, DigestCheck::Passed);
@@ -70,8 +92,14 @@ fn read_large_record_child() {
         }
     }
     let mut payload = open(&large.unwrap()).unwrap().payload();
-    assert_eq!(std::io::copy(&mut payload, &mut std::io::sink()).unwrap(), PAYLOAD);
+    assert_eq!(
+        std::io::copy(&mut payload, &mut std::io::sink()).unwrap(),
+        PAYLOAD
+    );
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let peak = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).unwrap();
+    let peak = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .unwrap();
     println!("peak-kb {}", peak.trim().trim_end_matches("kB").trim());
 }

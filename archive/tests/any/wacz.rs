@@ -11,7 +11,9 @@ use super::read_all;
 use super::written::cases;
 
 fn venv(tool: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin").join(tool)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../.venv/bin")
+        .join(tool)
 }
 
 #[test]
@@ -33,7 +35,12 @@ fn a_wacz_is_read_in_place_stored_or_deflated() {
         [dst.writestr(i.filename, src.read(i)) for i in src.infolist()]\n\
         dst.close()";
     let python = crate::support::venv_python("zipfile");
-    let status = Command::new(python).args(["-c", repack]).arg(&wacz).arg(&deflated).status().unwrap();
+    let status = Command::new(python)
+        .args(["-c", repack])
+        .arg(&wacz)
+        .arg(&deflated)
+        .status()
+        .unwrap();
     assert!(status.success());
     let (direct, _) = read_all(&warc);
     for (package, is_deflated) in [(&wacz, false), (&deflated, true)] {
@@ -43,7 +50,10 @@ fn a_wacz_is_read_in_place_stored_or_deflated() {
         assert_eq!(listing.ready.len(), 1);
         let source = &listing.ready[0];
         let entry = source.entry.as_ref().unwrap();
-        assert_eq!((entry.name.as_str(), entry.deflated), ("archive/records.warc.gz", is_deflated));
+        assert_eq!(
+            (entry.name.as_str(), entry.deflated),
+            ("archive/records.warc.gz", is_deflated)
+        );
         assert_eq!(source.name(), "records.warc.gz");
         let records: Vec<_> = modoai_archive::any::Records::open(source, Default::default())
             .unwrap()
@@ -54,7 +64,10 @@ fn a_wacz_is_read_in_place_stored_or_deflated() {
             .collect();
         assert_eq!(records.len(), direct.len());
         for (r, d) in records.iter().zip(&direct) {
-            assert_eq!((r.location.offset, r.location.length), (d.location.offset, d.location.length));
+            assert_eq!(
+                (r.location.offset, r.location.length),
+                (d.location.offset, d.location.length)
+            );
             assert_eq!((&r.fields, &r.block), (&d.fields, &d.block));
             let mut block = Vec::new();
             std::io::copy(&mut open(&r.location).unwrap().block(), &mut block).unwrap();
@@ -88,11 +101,20 @@ fn inputs_are_told_apart_and_growing_files_wait() {
     assert_eq!(names, ["one.warc.gz", "two.warc"]);
     assert_eq!(listing.waiting.len(), 1);
 
-    assert_eq!(Input::detect(&crawl.join("two.warc")).unwrap(), Input::File(crawl.join("two.warc")));
+    assert_eq!(
+        Input::detect(&crawl.join("two.warc")).unwrap(),
+        Input::File(crawl.join("two.warc"))
+    );
     let err = Input::detect(&crawl.join("notes.txt")).unwrap_err();
     assert!(matches!(err, InputError::NotAnInput { .. }));
-    assert!(err.to_string().contains("expected a modoai archive"), "{err}");
+    assert!(
+        err.to_string().contains("expected a modoai archive"),
+        "{err}"
+    );
     std::fs::write(crawl.join("ledger.jsonl"), "").unwrap();
-    assert_eq!(Input::detect(&crawl).unwrap(), Input::Archive(crawl.clone()));
+    assert_eq!(
+        Input::detect(&crawl).unwrap(),
+        Input::Archive(crawl.clone())
+    );
     assert!(Input::detect(&crawl.join("missing")).is_err());
 }

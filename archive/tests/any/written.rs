@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use modoai_archive::any::{
-    open, BodyLimits, DigestCheck, Format, Framing, Record, RecordKind, RevisitProfile,
-    SkipReason, Summary, Truncation,
+    open, BodyLimits, DigestCheck, Format, Framing, Record, RecordKind, RevisitProfile, SkipReason,
+    Summary, Truncation,
 };
 
 use super::{as_index, read_all, warcio_index};
@@ -24,14 +24,21 @@ pub(super) fn cases() -> (tempfile::TempDir, PathBuf) {
     let python = crate::support::venv_python("warcio, brotli");
     let dir = tempfile::tempdir().unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/any/cases.py");
-    let status = Command::new(python).arg(script).arg(dir.path()).status().unwrap();
+    let status = Command::new(python)
+        .arg(script)
+        .arg(dir.path())
+        .status()
+        .unwrap();
     assert!(status.success());
     let path = dir.path().to_owned();
     (dir, path)
 }
 
 fn ids(records: &[Record]) -> BTreeSet<String> {
-    records.iter().filter_map(|r| r.fields.record_id.clone()).collect()
+    records
+        .iter()
+        .filter_map(|r| r.fields.record_id.clone())
+        .collect()
 }
 
 #[test]
@@ -45,10 +52,18 @@ fn chunked_and_content_coded_bodies_decode_and_digests_pass_either_way() {
     assert_eq!(coded.len(), 3);
     for r in chunked.iter().chain(&coded) {
         let body = r.body(&BodyLimits::default());
-        assert_eq!((body.bytes, body.error), (html(), None), "{:?}", r.fields.target_uri);
+        assert_eq!(
+            (body.bytes, body.error),
+            (html(), None),
+            "{:?}",
+            r.fields.target_uri
+        );
         assert_eq!(r.block_digest, DigestCheck::Passed);
         let mut streamed = Vec::new();
-        let reader = open(&r.location).unwrap().body(&BodyLimits::default()).unwrap();
+        let reader = open(&r.location)
+            .unwrap()
+            .body(&BodyLimits::default())
+            .unwrap();
         std::io::copy(&mut { reader }, &mut streamed).unwrap();
         assert_eq!(streamed, html());
     }
@@ -66,18 +81,37 @@ fn revisits_of_both_profiles_and_versions() {
         let identical = RecordKind::Revisit(RevisitProfile::IdenticalPayloadDigest);
         let not_modified = RecordKind::Revisit(RevisitProfile::ServerNotModified);
         let kinds: Vec<_> = records.iter().map(|r| r.kind.clone()).collect();
-        assert_eq!(kinds, [RecordKind::Response, identical.clone(), identical, not_modified]);
-        assert!(records[1].fields.profile.as_ref().unwrap().contains(&format!("/{version}/")));
+        assert_eq!(
+            kinds,
+            [
+                RecordKind::Response,
+                identical.clone(),
+                identical,
+                not_modified
+            ]
+        );
+        assert!(records[1]
+            .fields
+            .profile
+            .as_ref()
+            .unwrap()
+            .contains(&format!("/{version}/")));
         for r in &records[1..] {
             assert_eq!(r.payload_digest, DigestCheck::NotChecked);
             assert_eq!(r.fields.payload_digest, original.fields.payload_digest);
             assert_eq!(r.fields.refers_to_date, original.fields.date);
-            assert_eq!(r.fields.refers_to_target_uri.as_deref(), Some("http://example.org/page"));
+            assert_eq!(
+                r.fields.refers_to_target_uri.as_deref(),
+                Some("http://example.org/page")
+            );
             assert_eq!(r.mime().as_deref(), Some("warc/revisit"));
             assert!(r.payload_sha1.is_none());
         }
         // URL-agnostic: the original is at another URL.
-        assert_eq!(records[2].fields.target_uri.as_deref(), Some("http://example.org/other-url"));
+        assert_eq!(
+            records[2].fields.target_uri.as_deref(),
+            Some("http://example.org/other-url")
+        );
         assert_eq!(records[3].http.as_ref().unwrap().status, 304);
     }
 }
@@ -110,7 +144,10 @@ fn plain_gzipped_and_one_stream_files_of_both_versions() {
     assert_eq!(whole.len(), plain.len());
     for (w, p) in whole.iter().zip(&plain) {
         let skip = p.location.offset;
-        assert_eq!((w.location.offset, w.location.framing), (0, Framing::GzipStream { skip }));
+        assert_eq!(
+            (w.location.offset, w.location.framing),
+            (0, Framing::GzipStream { skip })
+        );
         assert_eq!((&w.fields, &w.block), (&p.fields, &p.block));
         let mut block = Vec::new();
         std::io::copy(&mut open(&w.location).unwrap().block(), &mut block).unwrap();
@@ -122,7 +159,10 @@ fn plain_gzipped_and_one_stream_files_of_both_versions() {
 fn truncated_changed_and_damaged_files_are_reported_not_fatal() {
     let (_dir, dir) = cases();
     let (truncated, _) = read_all(&dir.join("truncated.warc.gz"));
-    assert_eq!(truncated[0].truncated, Some(Truncation::Declared("length".into())));
+    assert_eq!(
+        truncated[0].truncated,
+        Some(Truncation::Declared("length".into()))
+    );
 
     let (changed, _) = read_all(&dir.join("mismatch.warc"));
     let mut summary = Summary::default();
@@ -139,7 +179,10 @@ fn truncated_changed_and_damaged_files_are_reported_not_fatal() {
     let (gzipped, _) = read_all(&dir.join("records.warc.gz"));
     let (garbage, skips) = read_all(&dir.join("garbage.warc.gz"));
     assert_eq!(ids(&garbage), ids(&gzipped));
-    assert!(matches!(&skips[..], [s] if matches!(s.reason, SkipReason::Gzip(_))), "{skips:?}");
+    assert!(
+        matches!(&skips[..], [s] if matches!(s.reason, SkipReason::Gzip(_))),
+        "{skips:?}"
+    );
 
     // The damaged member held one record; every other one is read.
     let (damaged, skips) = read_all(&dir.join("bad-member.warc.gz"));

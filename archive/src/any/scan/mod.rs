@@ -4,93 +4,24 @@
 use std::collections::VecDeque;
 use std::io::{self, Read};
 
-use serde::{Deserialize, Serialize};
-
 use super::block::{read_block, BlockRead, Plan, Protocol};
 use super::fields::{parse_date, Fields};
 use super::head::{
     head_end, is_arc_line, is_warc_start, parse_arc, parse_warc, ArcLine, WarcHead, MAX_HEAD,
 };
 use super::kind::RecordKind;
-use super::location::{Framing, Location, Source};
+use super::location::Source;
 use super::record::{Format, Record, Truncation};
-use super::stream::{GzipError, Stream};
+use super::stream::Stream;
 use super::warcinfo::Warcinfo;
 
-/// How records are read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ReadOptions {
-    /// Bytes of each block kept in [`Record::block`] (besides the HTTP head); the rest streams
-    /// through the digests and is dropped, so memory stays bounded whatever a record weighs.
-    /// Defaults to 1 MiB.
-    pub keep: usize,
-}
+mod found;
+mod locate;
+mod resync;
 
-impl Default for ReadOptions {
-    fn default() -> Self {
-        ReadOptions { keep: 1 << 20 }
-    }
-}
+use locate::Mark;
 
-impl ReadOptions {
-    /// Keeps `bytes` of each block. Defaults to 1 MiB; 0 keeps only the HTTP head.
-    pub fn keep(mut self, bytes: usize) -> Self {
-        self.keep = bytes;
-        self
-    }
-}
-
-/// Bytes the reader could not read as records.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Skipped {
-    /// The file (or WACZ entry).
-    pub source: Source,
-    /// Where the skipped bytes start in the file: the byte offset of a plain file, or the
-    /// offset of the gzip member that holds their start.
-    pub start: u64,
-    /// Where reading went on: the byte offset, or the offset of the gzip member holding it.
-    pub end: u64,
-    /// Skipped bytes (decompressed).
-    pub bytes: u64,
-    /// Why.
-    pub reason: SkipReason,
-}
-
-/// Why bytes were skipped.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind", content = "detail")]
-pub enum SkipReason {
-    /// A damaged gzip member (bad header, bad deflate data, CRC mismatch, cut short).
-    Gzip(String),
-    /// A record head that cannot be read (a bad header line, no `Content-Length`, a bad ARC
-    /// line, no end).
-    Head(String),
-    /// Bytes between records that start no record.
-    Garbage,
-    /// The file could not be read further (an I/O error).
-    Unreadable(String),
-}
-
-impl std::fmt::Display for SkipReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SkipReason::Gzip(e) => write!(f, "bad gzip member: {e}"),
-            SkipReason::Head(e) => write!(f, "bad record head: {e}"),
-            SkipReason::Garbage => f.write_str("bytes that start no record"),
-            SkipReason::Unreadable(e) => write!(f, "unreadable: {e}"),
-        }
-    }
-}
-
-/// What reading a file yields, in file order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Found {
-    /// A record.
-    Record(Box<Record>),
-    /// Bytes that were skipped.
-    Skipped(Skipped),
-}
+pub use found::{Found, ReadOptions, SkipReason, Skipped};
 
 /// The records of one file, in order; see the module docs.
 pub struct Records {
@@ -389,150 +320,6 @@ impl Records {
         self.stream.consume(n);
         true
     }
-
-    /// Where the record that started at `at` and ends at decoded position `end` is.
-    fn locate(&mut self, at: Mark, end: u64, whole: bool) -> Location {
-        let source = self.source.clone();
-        let Some(member) = self.stream.member_at(at.decoded) else {
-            return Location {
-                source,
-                offset: at.decoded,
-                length: end - at.decoded,
-                framing: Framing::Plain,
-            };
-        };
-        // Line ends after the record inside its member belong to it when they end the member.
-        if whole && at.member_start && self.ends_member() {
-            return Location {
-                source,
-                offset: member.raw,
-                length: self.stream.raw_position() - member.raw,
-                framing: Framing::Gzip,
-            };
-        }
-        Location {
-            source,
-            offset: member.raw,
-            length: end - at.decoded,
-            framing: Framing::GzipStream {
-                skip: at.decoded - member.decoded,
-            },
-        }
-    }
-
-    /// Skips line ends up to the end of the current gzip member; whether it ends there.
-    fn ends_member(&mut self) -> bool {
-        loop {
-            match self.stream.peek(1, false) {
-                Ok([b'\r' | b'\n', ..]) => self.stream.consume(1),
-                Ok(_) => return self.stream.at_member_end().unwrap_or(false),
-                Err(_) => return false,
-            }
-        }
-    }
-
-    /// Where a record starts.
-    fn mark(&mut self) -> Mark {
-        let decoded = self.stream.position();
-        self.stream.forget_before(decoded);
-        let member_start = self
-            .stream
-            .member_at(decoded)
-            .is_some_and(|m| m.decoded == decoded);
-        Mark {
-            decoded,
-            member_start,
-        }
-    }
-
-    /// A gzip error or I/O error: report it, and go on at the next member if there is one.
-    fn failed(&mut self, error: io::Error) {
-        let gzip = error
-            .get_ref()
-            .and_then(|e| e.downcast_ref::<GzipError>())
-            .cloned();
-        let Some(gzip) = gzip else {
-            let start = self.raw_at(self.stream.position());
-            self.skip(start, start, 0, SkipReason::Unreadable(error.to_string()));
-            self.done = true;
-            return;
-        };
-        // A member header missing where one should start: the damage starts there.
-        let start = match gzip {
-            GzipError::BadHeader => self.stream.raw_position(),
-            _ => self.raw_at(self.stream.position()),
-        };
-        match self.stream.resync() {
-            Ok(Some(end)) => self.skip(start, end, 0, SkipReason::Gzip(gzip.to_string())),
-            Ok(None) => {
-                let end = self.stream.raw_position();
-                self.skip(start, end, 0, SkipReason::Gzip(gzip.to_string()));
-                self.done = true;
-            }
-            Err(e) => self.failed(e),
-        }
-    }
-
-    /// Skips to the next line that starts a record; `line` first skips the current line (whose
-    /// start was a bad record head).
-    fn resync(&mut self, reason: SkipReason, line: bool) {
-        let from = self.stream.position();
-        let start = self.raw_at(from);
-        let result = self.seek_record(line);
-        let to = self.stream.position();
-        let end = self.raw_at(to);
-        self.skip(start, end, to - from, reason);
-        if let Err(e) = result {
-            self.failed(e);
-        }
-    }
-
-    /// Consumes bytes up to the next record start: `WARC/` and a version anywhere (a head that
-    /// then does not parse is skipped in turn), or in an ARC file a header line at a line start
-    /// (or member start). `skip_line` first skips the current line (whose start was a bad head).
-    fn seek_record(&mut self, mut skip_line: bool) -> io::Result<()> {
-        loop {
-            if !skip_line {
-                let head = self.stream.peek(16, false)?;
-                if is_warc_start(head) {
-                    return Ok(());
-                }
-                if self.arc == Some(true) && is_arc_line(&self.line()?) {
-                    return Ok(());
-                }
-            }
-            skip_line = false;
-            // To the next line start, `WARC/` or member start, whichever comes first.
-            let bytes = self.stream.peek(1, false)?;
-            if bytes.is_empty() {
-                if self.stream.peek(1, true)?.is_empty() {
-                    return Ok(());
-                }
-                continue;
-            }
-            let line = memchr::memchr(b'\n', bytes).map(|i| i + 1);
-            let warc = memchr::memmem::find(&bytes[1..], b"WARC/").map(|i| i + 1);
-            let n = match (line, warc) {
-                (Some(a), Some(b)) => a.min(b),
-                (a, b) => a.or(b).unwrap_or(bytes.len()),
-            };
-            self.stream.consume(n);
-        }
-    }
-
-    fn raw_at(&self, decoded: u64) -> u64 {
-        self.stream.member_at(decoded).map_or(decoded, |m| m.raw)
-    }
-
-    fn skip(&mut self, start: u64, end: u64, bytes: u64, reason: SkipReason) {
-        self.queue.push_back(Found::Skipped(Skipped {
-            source: self.source.clone(),
-            start,
-            end,
-            bytes,
-            reason,
-        }));
-    }
 }
 
 impl Iterator for Records {
@@ -551,13 +338,6 @@ enum Start {
     Warc,
     Arc,
     Other,
-}
-
-/// Where a record starts: in the decoded stream, and whether a gzip member starts there too.
-#[derive(Clone, Copy)]
-struct Mark {
-    decoded: u64,
-    member_start: bool,
 }
 
 /// An ARC line as header fields.
