@@ -95,7 +95,7 @@ pub(crate) fn read_block<R: Read>(stream: &mut Stream<R>, plan: &Plan<'_>) -> Bl
     let (mut left, mut error) = (plan.length, None);
     while left > 0 {
         let chunk = match stream.peek(1, false) {
-            Ok(c) if c.is_empty() => match stream.peek(8, true) {
+            Ok([]) => match stream.peek(8, true) {
                 // A member that ends inside the block, followed by a record: the block is cut.
                 Ok(next) if next.is_empty() || plan.in_member && is_warc_start(next) => break,
                 Ok(_) => continue,

@@ -27,19 +27,19 @@ pub(crate) struct ArcLine {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum HeadError {
     /// A line that is neither a field nor a continuation.
-    BadLine(String),
+    Line(String),
     /// No `Content-Length`, or one that is not a number.
-    BadLength,
+    Length,
     /// An ARC line without five fields, a 14-digit date and a length.
-    BadArcLine(String),
+    ArcLine(String),
 }
 
 impl std::fmt::Display for HeadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            HeadError::BadLine(l) => write!(f, "bad header line {l:?}"),
-            HeadError::BadLength => f.write_str("no usable Content-Length"),
-            HeadError::BadArcLine(l) => write!(f, "bad ARC header line {l:?}"),
+            HeadError::Line(l) => write!(f, "bad header line {l:?}"),
+            HeadError::Length => f.write_str("no usable Content-Length"),
+            HeadError::ArcLine(l) => write!(f, "bad ARC header line {l:?}"),
         }
     }
 }
@@ -102,7 +102,7 @@ pub(crate) fn parse_warc(head: &[u8]) -> Result<WarcHead, HeadError> {
         .iter()
         .find(|(n, _)| n.eq_ignore_ascii_case("Content-Length"))
         .and_then(|(_, v)| v.parse::<u64>().ok())
-        .ok_or(HeadError::BadLength)?;
+        .ok_or(HeadError::Length)?;
     Ok(WarcHead {
         version,
         fields,
@@ -113,7 +113,7 @@ pub(crate) fn parse_warc(head: &[u8]) -> Result<WarcHead, HeadError> {
 /// Parses an ARC v1 header line (without its line end). The fields are read from the right, so
 /// a URL with a space in it still parses.
 pub(crate) fn parse_arc(line: &[u8]) -> Result<ArcLine, HeadError> {
-    let bad = || HeadError::BadArcLine(String::from_utf8_lossy(line).into_owned());
+    let bad = || HeadError::ArcLine(String::from_utf8_lossy(line).into_owned());
     let text = std::str::from_utf8(trim_cr(line)).map_err(|_| bad())?;
     let mut parts = text.rsplitn(5, ' ');
     let length = parts.next().ok_or_else(bad)?;
@@ -149,7 +149,7 @@ fn trim_cr(line: &[u8]) -> &[u8] {
 
 fn bad_line(line: &[u8]) -> HeadError {
     let shown = &line[..line.len().min(80)];
-    HeadError::BadLine(String::from_utf8_lossy(shown).into_owned())
+    HeadError::Line(String::from_utf8_lossy(shown).into_owned())
 }
 
 #[cfg(test)]
@@ -173,11 +173,11 @@ mod tests {
         assert!(parse_warc(lf).is_ok());
         assert_eq!(
             parse_warc(b"WARC/1.1\r\nno colon\r\n\r\n"),
-            Err(HeadError::BadLine("no colon".into()))
+            Err(HeadError::Line("no colon".into()))
         );
         assert_eq!(
             parse_warc(b"WARC/1.1\r\nContent-Length: x\r\n\r\n"),
-            Err(HeadError::BadLength)
+            Err(HeadError::Length)
         );
     }
 
