@@ -53,10 +53,13 @@
 //! `docs/archivists.md` ("Formats"). This crate knows nothing of HTTP: the harvester brings the
 //! client and the harvest loop, the explorer the search index.
 
+pub mod any;
 pub mod archive;
 pub mod cdxj;
 pub mod corpus;
 pub mod facts;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod merge;
 pub mod profile;
 pub mod pwid;
