@@ -8,7 +8,7 @@ mod plan;
 mod record_at;
 
 pub use findings::{Findings, JhoveStatus, UnknownStatus};
-pub use load::{Loader, MAX_PDF_INPUT};
+pub use load::{crate_facts, Loader, MAX_PDF_INPUT};
 pub use plan::{capture_id, Planned, Planner};
 pub use record_at::{RecordAt, RecordAtError};
 
