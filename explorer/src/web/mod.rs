@@ -1,8 +1,8 @@
 //! The web shell: what every door of the server shares. The state ([`AppState`]), the one error
-//! ([`AppError`]: JSON by default, a page at the door of the pages), the caller ([`Caller`]: an
+//! (`AppError`: JSON by default, a page at the door of the pages), the caller (`Caller`: an
 //! extractor that admits a request the same way at every door: the key, its quota and rate, the
 //! RateLimit fields, and a search permit for the work that needs one), the query strings
-//! ([`Params`]) and the URLs of the routes ([`links`]).
+//! (`Params`) and the URLs of the routes (`links`).
 //!
 //! The doors only add routes: `api/` (the JSON API under `/api/v1/`), `ui/` (the pages for
 //! people) and `memento/` (Memento and PWID) each offer `routes()` over [`AppState`], and
