@@ -12,7 +12,7 @@
 //! # Ok(()) }
 //! ```
 
-pub mod api;
+mod api;
 pub mod capture;
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -21,11 +21,12 @@ mod error;
 pub mod extract;
 pub mod index;
 pub mod keys;
-pub mod memento;
+mod memento;
 pub mod search;
 pub mod serve;
 #[doc(hidden)]
 pub mod synthetic;
-pub mod ui;
+mod ui;
+pub mod web;
 
 pub use error::ExplorerError;

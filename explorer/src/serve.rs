@@ -1,19 +1,30 @@
-//! `modoai-explorer serve`: the API and Memento routes over the archives, and a background task
-//! that keeps each archive's index current (building it first when it has none, rebuilding it
-//! when it is damaged). Until an archive has an index, searches that reach it answer 503 with
-//! `Retry-After`.
+//! `modoai-explorer serve`: the doors of the web shell ([`crate::web`]) put together as one
+//! router over the archives, and a background task that keeps each archive's index current
+//! (building it first when it has none, rebuilding it when it is damaged). Until an archive has
+//! an index, searches that reach it answer 503 with `Retry-After`.
 
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::Router;
 use tokio::net::TcpListener;
 
-use crate::api::{router, AppState};
 use crate::index::{build, ArchiveIndex, BuildOptions};
 use crate::search::{Library, Served};
-use crate::ExplorerError;
+use crate::web::AppState;
+use crate::{api, memento, ui, ExplorerError};
+
+/// Every route of the server: the JSON API (`/api/v1/…`, and its 404 under `/api/`), Memento and
+/// PWID, and the pages, whose door answers every other path.
+pub fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .merge(api::routes())
+        .merge(memento::routes())
+        .merge(ui::routes())
+        .with_state(state)
+}
 
 /// Serves `state` on `listener` until `shutdown` resolves, keeping the indexes current with
 /// `options` every `refresh` (zero: once, at start).

@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use modoai_explorer::memento::mementos;
-use modoai_explorer::search::{Library, Scope, SearchError, SearchParams};
+use modoai_explorer::search::{mementos, Library, Scope, SearchError, SearchParams};
 use modoai_explorer::synthetic::HOT_URL;
 
 use super::{index, synthetic};

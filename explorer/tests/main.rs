@@ -5,6 +5,7 @@
 mod gone;
 mod incremental;
 mod lookup;
+mod web;
 
 use std::path::Path;
 use std::sync::OnceLock;

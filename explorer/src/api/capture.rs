@@ -1,63 +1,49 @@
 //! `GET /api/v1/capture/{id}`: everything known about one capture, with the CRATE's plugin
 //! results read from the archive.
 
-use std::sync::Arc;
-
-use axum::extract::{Path, State};
-use axum::http::HeaderMap;
-use axum::response::Response;
-use modoai_archive::archive::Reader;
-use modoai_archive::facts::Facts;
-use modoai_archive::warc::read_record;
+use axum::extract::Path;
+use axum::response::IntoResponse;
+use axum::Json;
 use serde_json::{json, Value};
 
-use super::error::ApiError;
-use super::routes::answer;
-use super::state::AppState;
-
-/// Captures of the same bytes listed at most.
-pub const SAME_BYTES: usize = 100;
+use super::shown::{self, Shown};
+use crate::capture::{crate_facts, RecordAt};
+use crate::search::SAME_BYTES;
+use crate::web::{Api, AppError, Caller};
 
 pub(super) async fn capture(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
     Path(id): Path<String>,
-) -> Response {
-    answer(state, &headers, move |s, caller| {
-        let scope = caller.scope();
-        let (archive, item, stored) = s.library.capture(&id, &scope)?.ok_or_else(|| {
-            ApiError::not_found(format!("no capture {id:?} (or not in your scope)"))
-        })?;
-        let dir = &s.library.archives()[archive].dir;
-        let crate_doc = match &stored.crate_at {
-            Some((file, offset, _)) => crate_json(dir, file, *offset),
-            None => Value::Null,
-        };
-        let same = s.library.same_bytes(&item.sha1, &scope, SAME_BYTES)?;
-        Ok(json!({
-            "capture": item,
-            "record": {"file": stored.file, "offset": stored.offset, "length": stored.length},
-            "problem": stored.problem,
-            "crate": crate_doc,
-            "same_bytes": same,
-        }))
-    })
-    .await
-}
-
-/// The CRATE record at `offset` of the WARC file `file` of the archive at `dir`, read: its HTTP
-/// status and headers and each plugin's results. `None` when it cannot be read.
-pub fn crate_facts(dir: &std::path::Path, file: &str, offset: u64) -> Option<Facts> {
-    let reader = Reader::open(dir).ok()?;
-    let found = reader.warc_file(file).ok()??;
-    let record = read_record(&found.path, offset).ok()?;
-    Some(Facts::read(record.block))
+    caller: Caller<Api>,
+) -> Result<impl IntoResponse, AppError> {
+    let answer = caller
+        .run(move |s, who| {
+            let scope = who.scope();
+            let (archive, item, stored) = s.library.capture(&id, &scope)?.ok_or_else(|| {
+                AppError::NotFound(format!("no capture {id:?} (or not in your scope)"))
+            })?;
+            let dir = &s.library.archives()[archive].dir;
+            let crate_doc = match &stored.crate_at {
+                Some(at) => crate_json(dir, at),
+                None => Value::Null,
+            };
+            let same = s.library.same_bytes(&item.sha1, &scope, SAME_BYTES)?;
+            let record = &stored.record;
+            Ok(json!({
+                "capture": Shown::from(item),
+                "record": {"file": record.file, "offset": record.offset, "length": record.length},
+                "problem": stored.problem,
+                "crate": crate_doc,
+                "same_bytes": shown::all(same),
+            }))
+        })
+        .await?;
+    Ok((caller.rate_limit(), Json(answer)))
 }
 
 /// The CRATE's descriptors: HTTP status and headers, and each plugin's label, version, status,
 /// text output and the leaf elements of its XML output.
-fn crate_json(dir: &std::path::Path, file: &str, offset: u64) -> Value {
-    let Some(facts) = crate_facts(dir, file, offset) else {
+fn crate_json(dir: &std::path::Path, at: &RecordAt) -> Value {
+    let Some(facts) = crate_facts(dir, at) else {
         return json!({"error": "the CRATE record cannot be read"});
     };
     let plugins: Vec<Value> = facts

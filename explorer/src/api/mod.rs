@@ -1,28 +1,21 @@
-//! The HTTP side: the JSON API under `/api/v1/`, Memento and PWID routes ([`crate::memento`])
-//! and the pages for people ([`crate::ui`]), as one axum router over [`AppState`].
+//! The JSON API under `/api/v1/`: search, terms, the captures of a URL, one capture, the
+//! caller's limits, and the OpenAPI document. Every call is admitted through the API's door
+//! ([`Api`](crate::web::Api)): a key unless `[access] anonymous-api`; errors are the shell's JSON.
 
-mod auth;
 mod capture;
-mod error;
+mod params;
 mod routes;
-mod state;
+mod shown;
 
 use std::sync::Arc;
 
-use axum::routing::get;
+use axum::routing::{any, get};
 use axum::Router;
 
-pub use auth::{admit, fields as ratelimit_fields, Caller, Door, Fields};
-pub use capture::{crate_facts, SAME_BYTES};
-pub use error::ApiError;
-pub use routes::{base_url, pairs as query_pairs, run, with_fields};
-pub use state::AppState;
+use crate::web::AppState;
 
-/// The OpenAPI 3.1 document of the API.
-pub const OPENAPI: &str = include_str!("openapi.json");
-
-/// Every route of the server.
-pub fn router(state: Arc<AppState>) -> Router {
+/// The API's routes; any other path under `/api/` is the API's 404 (JSON, not a page).
+pub(crate) fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route("/api/v1/search", get(routes::search))
         .route("/api/v1/terms", get(routes::terms))
@@ -30,8 +23,6 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/v1/capture/{id}", get(capture::capture))
         .route("/api/v1/me", get(routes::me))
         .route("/api/v1/openapi.json", get(routes::openapi))
-        .merge(crate::memento::routes())
-        .merge(crate::ui::routes())
-        .fallback(crate::ui::not_found)
-        .with_state(state)
+        .route("/api/", any(routes::not_found))
+        .route("/api/{*rest}", any(routes::not_found))
 }

@@ -2,7 +2,11 @@
 //! library parses ([`Facts`]): the PRONOM format (FIDO), the JHOVE verdict, and from ExifTool the
 //! capture date, the camera and the GPS position.
 
+use std::fmt;
+use std::str::FromStr;
+
 use modoai_archive::facts::{Facts, PluginFacts};
+use serde::Serialize;
 
 /// The findings the index keeps. Empty when the item has no CRATE (an `oai_didl` or `oai_dc`
 /// harvest) or the tool did not run on it.
@@ -22,8 +26,10 @@ pub struct Findings {
     pub gps: Option<String>,
 }
 
-/// JHOVE's `status` of a file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// JHOVE's `status` of a file. Stored in the index and serialised as its facet value
+/// ([`JhoveStatus::as_str`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum JhoveStatus {
     /// "Well-Formed and valid".
     Valid,
@@ -58,6 +64,34 @@ impl JhoveStatus {
         } else {
             JhoveStatus::Unknown
         }
+    }
+}
+
+impl fmt::Display for JhoveStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A value that is not one of the four facet values of [`JhoveStatus`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a JHOVE status (valid, well-formed, not-well-formed, unknown)")]
+pub struct UnknownStatus(String);
+
+/// Reads a facet value ([`JhoveStatus::as_str`]); JHOVE's own wording is [`JhoveStatus::parse`].
+impl FromStr for JhoveStatus {
+    type Err = UnknownStatus;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        [
+            JhoveStatus::Valid,
+            JhoveStatus::WellFormed,
+            JhoveStatus::NotWellFormed,
+            JhoveStatus::Unknown,
+        ]
+        .into_iter()
+        .find(|j| j.as_str() == s)
+        .ok_or_else(|| UnknownStatus(s.to_owned()))
     }
 }
 
@@ -191,5 +225,19 @@ mod tests {
             assert_eq!(JhoveStatus::parse(text).as_str(), s);
         }
         assert_eq!(csv(r#"a,"b,c","d""e""#), ["a", "b,c", "d\"e"]);
+    }
+
+    #[test]
+    fn jhove_statuses_read_back_from_their_facet_values() {
+        for s in ["valid", "well-formed", "not-well-formed", "unknown"] {
+            let status: JhoveStatus = s.parse().unwrap();
+            assert_eq!(status.as_str(), s);
+            assert_eq!(
+                serde_json::to_value(status).unwrap(),
+                s,
+                "serialised as written"
+            );
+        }
+        assert!("Well-Formed and valid".parse::<JhoveStatus>().is_err());
     }
 }

@@ -14,6 +14,15 @@ use crate::extract::{first_line, keywords, language, pdf_text, text_of, TextKind
 /// indexed without text.
 pub const MAX_PDF_INPUT: u64 = 256 << 20;
 
+/// The CRATE record at `at` in the archive at `dir`, read: its HTTP status and headers and each
+/// plugin's results. `None` when it cannot be read.
+pub fn crate_facts(dir: &std::path::Path, at: &RecordAt) -> Option<Facts> {
+    let reader = Reader::open(dir).ok()?;
+    let found = reader.warc_file(&at.file).ok()??;
+    let record = read_record(&found.path, at.offset).ok()?;
+    Some(Facts::read(record.block))
+}
+
 /// Loads captures of one archive. Cheap to clone; one per worker thread.
 #[derive(Clone, Debug)]
 pub struct Loader<'a> {

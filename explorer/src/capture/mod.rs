@@ -5,17 +5,26 @@
 mod findings;
 mod load;
 mod plan;
+mod record_at;
 
-pub use findings::Findings;
-pub use load::{Loader, MAX_PDF_INPUT};
-pub use plan::{capture_id, Planned, Planner, RecordAt};
+pub use findings::{Findings, JhoveStatus, UnknownStatus};
+pub use load::{crate_facts, Loader, MAX_PDF_INPUT};
+pub use plan::{capture_id, Planned, Planner};
+pub use record_at::{RecordAt, RecordAtError};
 
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
 use time::OffsetDateTime;
 
-/// Whether a capture stored the bytes or refers to an identical earlier capture.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Whether a capture stored the bytes or refers to an identical earlier capture. Written, stored
+/// in the index and serialised as the WARC-Type (`resource`, `revisit`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum CaptureKind {
     /// A `resource` record: the bytes are in this record.
+    #[default]
     Resource,
     /// A `revisit` record (identical payload digest): the bytes are in an earlier capture.
     Revisit,
@@ -27,6 +36,29 @@ impl CaptureKind {
         match self {
             CaptureKind::Resource => "resource",
             CaptureKind::Revisit => "revisit",
+        }
+    }
+}
+
+impl fmt::Display for CaptureKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A value that is neither `resource` nor `revisit`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a capture kind (resource, revisit)")]
+pub struct UnknownKind(String);
+
+impl FromStr for CaptureKind {
+    type Err = UnknownKind;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "resource" => Ok(CaptureKind::Resource),
+            "revisit" => Ok(CaptureKind::Revisit),
+            _ => Err(UnknownKind(s.to_owned())),
         }
     }
 }

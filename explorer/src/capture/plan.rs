@@ -3,35 +3,14 @@
 use std::collections::HashMap;
 use std::io::Read;
 
-use modoai_archive::archive::{parts_of, Entry, Reader, Written};
+use modoai_archive::archive::{parts_of, Entry, Reader};
 use modoai_archive::surt::surt;
 use modoai_archive::warc::{read_record, RecordType};
 use sha1::{Digest, Sha1};
 use time::macros::format_description;
 use time::{OffsetDateTime, PrimitiveDateTime};
 
-use super::CaptureKind;
-
-/// Where a WARC record is: its file's final name, the offset and length of its gzip member.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RecordAt {
-    /// The WARC file's final name (in the archive's `warcs/`).
-    pub file: String,
-    /// Offset of the record's gzip member.
-    pub offset: u64,
-    /// Compressed length.
-    pub length: u64,
-}
-
-impl RecordAt {
-    fn of(w: &Written) -> Self {
-        RecordAt {
-            file: w.file.clone(),
-            offset: w.offset,
-            length: w.length,
-        }
-    }
-}
+use super::{CaptureKind, RecordAt};
 
 /// A capture as the ledger describes it.
 #[derive(Clone, Debug)]

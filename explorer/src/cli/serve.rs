@@ -9,10 +9,10 @@ use anyhow::Context as _;
 use clap::Args;
 
 use super::{archives, tools, DEFAULT_KEYS, EXIT_OK};
-use crate::api::AppState;
 use crate::config::ServeConfig;
 use crate::index::BuildOptions;
 use crate::serve::{library, serve};
+use crate::web::AppState;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\

@@ -49,10 +49,7 @@ pub fn document(f: &Fields, c: &Capture) -> TantivyDocument {
     d.add_u64(f.offset, p.record.offset);
     d.add_u64(f.length, p.record.length);
     if let Some(at) = &p.crate_record {
-        d.add_text(
-            f.crate_at,
-            format!("{} {} {}", at.file, at.offset, at.length),
-        );
+        d.add_text(f.crate_at, at.to_string());
     }
     d.add_text(f.title, &c.title);
     d.add_text(f.text, &c.text);

@@ -62,7 +62,8 @@ pub struct Fields {
     pub offset: Field,
     /// See `file`.
     pub length: Field,
-    /// WARC file, offset, length of the CRATE (metadata XML) record, as `file offset length`.
+    /// WARC file, offset, length of the CRATE (metadata XML) record, as
+    /// [`RecordAt`](crate::capture::RecordAt) writes and reads it.
     pub crate_at: Field,
     /// Title, full text and stored.
     pub title: Field,

@@ -1,45 +1,15 @@
-//! The date forms of Memento: HTTP-dates (RFC 7089 §2.1.1, RFC 1123 in GMT) and 14-digit
-//! timestamps in URI-Ms.
+//! The HTTP-dates of Memento (RFC 7089 §2.1.1, RFC 1123 in GMT): `Accept-Datetime`,
+//! `Memento-Datetime` and the TimeMap's datetimes.
 
-use time::macros::format_description;
-use time::{OffsetDateTime, PrimitiveDateTime};
-
-/// `yyyyMMddHHmmss` of a UTC time.
-pub fn timestamp14(t: OffsetDateTime) -> String {
-    modoai_archive::archive::timestamp14(t)
-}
-
-/// A 14-digit timestamp; shorter prefixes (`2024`, `202405`) are the start of their period, as
-/// archives read them.
-pub fn parse_timestamp14(digits: &str) -> Option<OffsetDateTime> {
-    if digits.is_empty() || digits.len() > 14 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let padded = format!("{digits:0<14}");
-    // A prefix pads month and day with zeros: make them the first.
-    let mut b = padded.into_bytes();
-    if &b[4..6] == b"00" {
-        b[5] = b'1';
-    }
-    if &b[6..8] == b"00" {
-        b[7] = b'1';
-    }
-    let s = String::from_utf8(b).ok()?;
-    PrimitiveDateTime::parse(
-        &s,
-        format_description!("[year][month][day][hour][minute][second]"),
-    )
-    .ok()
-    .map(PrimitiveDateTime::assume_utc)
-}
+use time::OffsetDateTime;
 
 /// An HTTP-date (`Tue, 20 Mar 2001 20:35:00 GMT`).
-pub fn http_date(t: OffsetDateTime) -> String {
+pub(super) fn http_date(t: OffsetDateTime) -> String {
     httpdate::fmt_http_date(t.into())
 }
 
 /// Reads an `Accept-Datetime` value: an RFC 1123 date in GMT. Other forms are malformed.
-pub fn parse_http_date(value: &str) -> Option<OffsetDateTime> {
+pub(super) fn parse_http_date(value: &str) -> Option<OffsetDateTime> {
     let value = value.trim();
     // RFC 1123's fixed form only (`Sun, 06 Nov 1994 08:49:37 GMT`), not RFC 850's or asctime's,
     // which HTTP parsers also accept.
@@ -53,7 +23,10 @@ pub fn parse_http_date(value: &str) -> Option<OffsetDateTime> {
 
 #[cfg(test)]
 mod tests {
+    use modoai_archive::archive::timestamp14;
+
     use super::*;
+    use crate::search::parse_timestamp14;
 
     #[test]
     fn dates() {

@@ -8,17 +8,32 @@
 //! /pwid/urn:pwid:…        302 to the memento a PWID names
 //! ```
 //!
-//! No rewriting: pywb stays the rewriting replay.
+//! Every request goes through the public door ([`Public`](crate::web::Public)), as the pages do:
+//! open to all unless `[access] public-ui = false`, within the caller's scope, counted against
+//! a key's limits and answered with its RateLimit fields. The mementos come from
+//! [`crate::search::mementos`]; errors are the shell's JSON. No rewriting: pywb stays the
+//! rewriting replay.
 
 mod datetime;
-mod lookup;
+mod payload;
 mod routes;
+mod target;
 mod timemap;
 
-pub use datetime::{http_date, parse_http_date, parse_timestamp14, timestamp14};
-pub use lookup::{closest, mementos, Memento};
-pub use routes::routes;
-pub use timemap::{json as timemap_json, link_format, link_header, rel_of, Urls};
+use std::sync::Arc;
 
-/// Mementos listed for a URI-R at most.
-pub const MAX_MEMENTOS: usize = 100_000;
+use axum::routing::get;
+use axum::Router;
+
+use crate::web::AppState;
+
+/// The Memento and PWID routes. Each ends in a catch-all: what follows the route's prefix in the
+/// request target, query included, is the URI ([`target`]).
+pub(crate) fn routes() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/timemap/link/{*uri}", get(routes::timemap_link))
+        .route("/timemap/json/{*uri}", get(routes::timemap_json))
+        .route("/timegate/{*uri}", get(routes::timegate))
+        .route("/memento/{*rest}", get(routes::memento))
+        .route("/pwid/{*pwid}", get(routes::pwid))
+}

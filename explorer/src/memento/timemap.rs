@@ -3,7 +3,8 @@
 use serde_json::{json, Value};
 
 use super::datetime::http_date;
-use super::lookup::Memento;
+use crate::search::Memento;
+use crate::web::links::{self, TimeMap};
 
 /// The rel of the i-th of n mementos (§2.2: `first`/`last` combine with `memento`).
 fn rel(i: usize, n: usize) -> &'static str {
@@ -15,35 +16,35 @@ fn rel(i: usize, n: usize) -> &'static str {
     }
 }
 
-/// URLs of one URI-R on this server.
-pub struct Urls<'a> {
+/// The absolute URLs of one URI-R on this server.
+pub(super) struct Urls<'a> {
     /// `http://host:port`.
-    pub base: &'a str,
+    pub(super) base: &'a str,
     /// The URI-R.
-    pub uri: &'a str,
+    pub(super) uri: &'a str,
 }
 
 impl Urls<'_> {
     /// A memento's URI-M.
-    pub fn memento(&self, m: &Memento) -> String {
-        format!("{}/memento/{}/{}", self.base, m.timestamp, self.uri)
+    pub(super) fn memento(&self, m: &Memento) -> String {
+        format!("{}{}", self.base, links::memento(&m.timestamp, self.uri))
     }
     /// The TimeGate.
-    pub fn timegate(&self) -> String {
-        format!("{}/timegate/{}", self.base, self.uri)
+    pub(super) fn timegate(&self) -> String {
+        format!("{}{}", self.base, links::timegate(self.uri))
     }
-    /// The TimeMap in `format` (`link`, `json`).
-    pub fn timemap(&self, format: &str) -> String {
-        format!("{}/timemap/{format}/{}", self.base, self.uri)
+    /// The TimeMap in `format`.
+    pub(super) fn timemap(&self, format: TimeMap) -> String {
+        format!("{}{}", self.base, links::timemap(format, self.uri))
     }
 }
 
 /// The link-format TimeMap: original, self (with from/until), timegate, then every memento.
-pub fn link_format(urls: &Urls<'_>, mementos: &[Memento]) -> String {
+pub(super) fn link_format(urls: &Urls<'_>, mementos: &[Memento]) -> String {
     let mut out = format!("<{}>; rel=\"original\",\n", urls.uri);
     out.push_str(&format!(
         "<{}>; rel=\"self\"; type=\"application/link-format\"",
-        urls.timemap("link")
+        urls.timemap(TimeMap::Link)
     ));
     if let (Some(first), Some(last)) = (mementos.first(), mementos.last()) {
         out.push_str(&format!(
@@ -67,12 +68,12 @@ pub fn link_format(urls: &Urls<'_>, mementos: &[Memento]) -> String {
 }
 
 /// The JSON TimeMap, in the shape Memento aggregators use.
-pub fn json(urls: &Urls<'_>, mementos: &[Memento]) -> Value {
+pub(super) fn json(urls: &Urls<'_>, mementos: &[Memento]) -> Value {
     let entry = |m: &Memento| json!({"datetime": http_date(m.time), "uri": urls.memento(m)});
     json!({
         "original_uri": urls.uri,
         "timegate_uri": urls.timegate(),
-        "timemap_uri": {"link_format": urls.timemap("link"), "json_format": urls.timemap("json")},
+        "timemap_uri": {"link_format": urls.timemap(TimeMap::Link), "json_format": urls.timemap(TimeMap::Json)},
         "mementos": {
             "first": mementos.first().map(entry),
             "last": mementos.last().map(entry),
@@ -83,12 +84,12 @@ pub fn json(urls: &Urls<'_>, mementos: &[Memento]) -> Value {
 
 /// The `Link` header of a memento or TimeGate answer: original, timegate, timemap, and the
 /// memento itself with its datetime.
-pub fn link_header(urls: &Urls<'_>, m: Option<(&Memento, &'static str)>) -> String {
+pub(super) fn link_header(urls: &Urls<'_>, m: Option<(&Memento, &'static str)>) -> String {
     let mut out = format!(
         "<{}>; rel=\"original\", <{}>; rel=\"timegate\", <{}>; rel=\"timemap\"; type=\"application/link-format\"",
         urls.uri,
         urls.timegate(),
-        urls.timemap("link")
+        urls.timemap(TimeMap::Link)
     );
     if let Some((m, rel)) = m {
         out.push_str(&format!(
@@ -101,7 +102,7 @@ pub fn link_header(urls: &Urls<'_>, m: Option<(&Memento, &'static str)>) -> Stri
 }
 
 /// The rel of `m` among `all` (for the Link header of a TimeGate or memento answer).
-pub fn rel_of(all: &[Memento], m: &Memento) -> &'static str {
+pub(super) fn rel_of(all: &[Memento], m: &Memento) -> &'static str {
     let i = all.iter().position(|x| x == m).unwrap_or(1);
     rel(i, all.len().max(i + 1))
 }

@@ -1,4 +1,5 @@
-//! One capture as the API shows it, from its stored fields.
+//! One capture as the index stores it: its fields ([`Item`]) and where its records are
+//! ([`Stored`]).
 
 use serde::Serialize;
 use tantivy::schema::{Field, Value};
@@ -6,6 +7,7 @@ use tantivy::TantivyDocument;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
+use crate::capture::{CaptureKind, JhoveStatus, RecordAt};
 use crate::index::Fields;
 
 /// A capture in results.
@@ -41,8 +43,8 @@ pub struct Item {
     pub identifier: String,
     /// OAI sets.
     pub sets: Vec<String>,
-    /// `resource` or `revisit`.
-    pub kind: String,
+    /// Resource or revisit.
+    pub kind: CaptureKind,
     /// PWID.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pwid: Option<String>,
@@ -57,7 +59,7 @@ pub struct Item {
     pub format: Option<String>,
     /// JHOVE verdict.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub jhove: Option<String>,
+    pub jhove: Option<JhoveStatus>,
     /// EXIF capture date.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exif_date: Option<String>,
@@ -67,8 +69,6 @@ pub struct Item {
     /// GPS position.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gps: Option<String>,
-    /// The memento's path on this server.
-    pub memento: String,
     /// Highlighted text around the matching words (`<b>…</b>`, the rest HTML-escaped).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snippet: Option<String>,
@@ -80,17 +80,13 @@ pub struct Item {
     pub copies: Option<u64>,
 }
 
-/// Where the payload record is.
+/// Where the capture's records are.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stored {
-    /// WARC file's final name.
-    pub file: String,
-    /// Offset.
-    pub offset: u64,
-    /// Compressed length.
-    pub length: u64,
-    /// The CRATE record (`file offset length`), if any.
-    pub crate_at: Option<(String, u64, u64)>,
+    /// The payload record.
+    pub record: RecordAt,
+    /// The CRATE record (the item's metadata XML), if any.
+    pub crate_at: Option<RecordAt>,
     /// Why text extraction failed.
     pub problem: Option<String>,
     /// The stored excerpt of the text.
@@ -116,15 +112,12 @@ impl Item {
             .and_then(|v| v.as_datetime())
             .and_then(|d| OffsetDateTime::from_unix_timestamp(d.into_timestamp_secs()).ok())
             .unwrap_or(OffsetDateTime::UNIX_EPOCH);
-        let timestamp = crate::memento::timestamp14(time);
-        let url = s(f.url);
         Item {
             id: s(f.id),
-            memento: format!("/memento/{timestamp}/{url}"),
-            url,
+            url: s(f.url),
             title: s(f.title),
             time: time.format(&Rfc3339).unwrap_or_default(),
-            timestamp,
+            timestamp: modoai_archive::archive::timestamp14(time),
             datestamp: s(f.datestamp),
             mime: s(f.mime),
             size: num(doc, f.size),
@@ -139,12 +132,14 @@ impl Item {
                 .filter_map(|v| v.as_str())
                 .map(str::to_owned)
                 .collect(),
-            kind: s(f.kind),
+            kind: text(doc, f.kind)
+                .and_then(|k| k.parse().ok())
+                .unwrap_or_default(),
             pwid: text(doc, f.pwid),
             lang: text(doc, f.lang),
             puid: text(doc, f.puid),
             format: text(doc, f.format),
-            jhove: text(doc, f.jhove),
+            jhove: text(doc, f.jhove).and_then(|j| j.parse().ok()),
             exif_date: text(doc, f.exif_date),
             camera: text(doc, f.camera),
             gps: text(doc, f.gps),
@@ -158,17 +153,13 @@ impl Item {
 impl Stored {
     /// The record locations of a stored document.
     pub fn of(doc: &TantivyDocument, f: &Fields) -> Stored {
-        let crate_at = text(doc, f.crate_at).and_then(|s| {
-            let mut parts = s.rsplitn(3, ' ');
-            let length = parts.next()?.parse().ok()?;
-            let offset = parts.next()?.parse().ok()?;
-            Some((parts.next()?.to_owned(), offset, length))
-        });
         Stored {
-            file: text(doc, f.file).unwrap_or_default(),
-            offset: num(doc, f.offset),
-            length: num(doc, f.length),
-            crate_at,
+            record: RecordAt {
+                file: text(doc, f.file).unwrap_or_default(),
+                offset: num(doc, f.offset),
+                length: num(doc, f.length),
+            },
+            crate_at: text(doc, f.crate_at).and_then(|at| at.parse().ok()),
             problem: text(doc, f.problem),
             excerpt: text(doc, f.excerpt).unwrap_or_default(),
         }

@@ -16,6 +16,9 @@ use super::query::{scope_query, term};
 use super::scope::Scope;
 use crate::index::Fields;
 
+/// Captures of the same bytes listed at most (a capture's page and its API answer).
+pub const SAME_BYTES: usize = 100;
+
 impl Library {
     /// Captures of one exact value of a facet-like field (`url`, `id`, `sha1`), oldest first.
     fn exact(

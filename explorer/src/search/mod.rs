@@ -1,5 +1,6 @@
 //! Searching the archives served: full text, facets, calendar, the word cloud, the captures of
-//! a URL and its deletions, one capture; always within the caller's [`Scope`].
+//! a URL and its deletions, one capture, the mementos of a URI-R; always within the caller's
+//! [`Scope`]. Nothing here knows HTTP: errors are [`SearchError`] and [`MementoError`].
 
 mod cloud;
 mod collect;
@@ -8,6 +9,7 @@ mod gone;
 mod item;
 mod library;
 mod lookup;
+mod mementos;
 mod page;
 mod params;
 mod query;
@@ -18,6 +20,8 @@ pub use facet::{Facet, ALL as ALL_FACETS, DEFAULT as DEFAULT_FACETS};
 pub use gone::{after, gone_since};
 pub use item::{Item, Stored};
 pub use library::{Library, SearchError, Served};
+pub use lookup::SAME_BYTES;
+pub use mementos::{closest, mementos, parse_timestamp14, Memento, MementoError, MAX_MEMENTOS};
 pub use page::{FacetValue, Page, Terms, Word};
 pub use params::{date, SearchParams, Sort, MAX_SIZE, MAX_WINDOW};
 pub use query::{build as build_query, field as facet_field, scope_query, term};

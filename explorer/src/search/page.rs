@@ -7,9 +7,10 @@ use serde::Serialize;
 use super::item::Item;
 
 /// A page of search results, in PrEV's shape (`total`, `count`, `page`, `totalpage`, `data`)
-/// with the facet counts and the partial-result flag.
+/// with the facet counts and the partial-result flag. Its captures are [`Item`]s; an answer may
+/// show each as something else ([`Page::map`]).
 #[derive(Clone, Debug, Serialize)]
-pub struct Page {
+pub struct Page<T = Item> {
     /// Matching captures (counted until the time budget ran out, when `partial`).
     pub total: u64,
     /// Items in `data`.
@@ -23,9 +24,25 @@ pub struct Page {
     /// Milliseconds the search took.
     pub took_ms: u64,
     /// The captures of this page.
-    pub data: Vec<Item>,
+    pub data: Vec<T>,
     /// Counts per facet: calendar facets in time order, the others most frequent first.
     pub facets: BTreeMap<String, Vec<FacetValue>>,
+}
+
+impl<T> Page<T> {
+    /// The same page with each capture shown as `show` makes it.
+    pub fn map<U>(self, show: impl FnMut(T) -> U) -> Page<U> {
+        Page {
+            total: self.total,
+            count: self.count,
+            page: self.page,
+            totalpage: self.totalpage,
+            partial: self.partial,
+            took_ms: self.took_ms,
+            data: self.data.into_iter().map(show).collect(),
+            facets: self.facets,
+        }
+    }
 }
 
 /// One value of a facet and its count.

@@ -3,21 +3,19 @@
 //! findings as a table; the captures of the same bytes; and where to replay it. "Gone since"
 //! when the file's URL was deleted after its last capture.
 
-use std::sync::Arc;
-
-use axum::extract::{Path, State};
-use axum::http::HeaderMap;
-use axum::response::Response;
+use axum::extract::Path;
+use axum::response::IntoResponse;
 use maud::{html, Markup};
 use modoai_archive::facts::Facts;
 
 use super::format::{count, cut, facet_value, plural, size, when};
 use super::query::Query;
-use super::results::timeline_href;
-use super::{crate_table, error, layout, timeline};
-use crate::api::{crate_facts, run, ApiError, AppState, Door, SAME_BYTES};
+use super::{crate_table, layout, timeline};
+use crate::capture::crate_facts;
 use crate::index::Gone;
-use crate::search::{gone_since, Facet, Item, Stored};
+use crate::search::{gone_since, Facet, Item, Stored, SAME_BYTES};
+use crate::web::links::{self, TimeMap};
+use crate::web::{AppError, Caller, Public};
 
 /// MIME types a browser draws in an `<img>`.
 const IMAGES: [&str; 8] = [
@@ -48,45 +46,39 @@ struct Shown {
 
 /// `GET /capture/{id}`.
 pub(super) async fn page(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
     Path(id): Path<String>,
-) -> Response {
-    let answer = run(state, &headers, Door::Public, move |s, caller| {
-        let scope = caller.scope();
-        let (archive, item, stored) = s
-            .library
-            .capture(&id, &scope)?
-            .ok_or_else(|| ApiError::not_found(format!("no capture {id:?} in this archive")))?;
-        let dir = &s.library.archives()[archive].dir;
-        let facts = stored
-            .crate_at
-            .as_ref()
-            .and_then(|(file, offset, _)| crate_facts(dir, file, *offset));
-        let same = s.library.same_bytes(&item.sha1, &scope, SAME_BYTES)?;
-        let of_url = s.library.captures(&item.url, &scope, URL_CAPTURES)?;
-        let deletions = s.library.deletions(&item.url, &scope)?;
-        let gone = gone_since(&of_url, &deletions).cloned();
-        let of_url = of_url.len();
-        let replay =
-            s.ui.replay
-                .as_ref()
-                .map(|base| format!("{base}{}/{}", item.timestamp, item.url));
-        Ok(render(&Shown {
-            item,
-            stored,
-            facts,
-            same,
-            of_url,
-            gone,
-            replay,
-        }))
-    })
-    .await;
-    match answer {
-        Ok((markup, fields)) => layout::answer(markup, fields),
-        Err(e) => error::page(e),
-    }
+    caller: Caller<Public>,
+) -> Result<impl IntoResponse, AppError> {
+    let markup = caller
+        .run(move |s, who| {
+            let scope = who.scope();
+            let (archive, item, stored) = s
+                .library
+                .capture(&id, &scope)?
+                .ok_or_else(|| AppError::NotFound(format!("no capture {id:?} in this archive")))?;
+            let dir = &s.library.archives()[archive].dir;
+            let facts = stored.crate_at.as_ref().and_then(|at| crate_facts(dir, at));
+            let same = s.library.same_bytes(&item.sha1, &scope, SAME_BYTES)?;
+            let of_url = s.library.captures(&item.url, &scope, URL_CAPTURES)?;
+            let deletions = s.library.deletions(&item.url, &scope)?;
+            let gone = gone_since(&of_url, &deletions).cloned();
+            let of_url = of_url.len();
+            let replay =
+                s.ui.replay
+                    .as_ref()
+                    .map(|base| format!("{base}{}/{}", item.timestamp, item.url));
+            Ok(render(&Shown {
+                item,
+                stored,
+                facts,
+                same,
+                of_url,
+                gone,
+                replay,
+            }))
+        })
+        .await?;
+    Ok((caller.rate_limit(), layout::html(markup)))
 }
 
 fn render(s: &Shown) -> Markup {
@@ -123,19 +115,20 @@ fn render(s: &Shown) -> Markup {
 fn view(s: &Shown) -> Markup {
     let item = &s.item;
     let image = IMAGES.contains(&item.mime.split(';').next().unwrap_or("").trim());
+    let memento = links::memento(&item.timestamp, &item.url);
     html! {
         section.view {
             @if image {
                 figure.memento {
-                    img src=(item.memento) alt=(format!("{} as archived", item.url));
+                    img src=(memento) alt=(format!("{} as archived", item.url));
                     figcaption { (item.mime) ", " (size(item.size)) }
                 }
             }
             ul.open {
-                li { a.memento href=(item.memento) { "Open the file as archived" } " (" (item.mime) ", " (size(item.size)) ", byte for byte)" }
+                li { a.memento href=(memento) { "Open the file as archived" } " (" (item.mime) ", " (size(item.size)) ", byte for byte)" }
                 @if let Some(r) = &s.replay { li { a.replay href=(r) { "Replay in pywb" } " (links rewritten to the archive)" } }
-                li { a.timeline href=(timeline_href(&item.url)) { (plural(s.of_url as u64, "capture", "captures")) " of this URL" } " on a timeline" }
-                li { a href={ "/timemap/link/" (item.url) } { "Memento TimeMap" } }
+                li { a.timeline href=(links::timeline(&item.url)) { (plural(s.of_url as u64, "capture", "captures")) " of this URL" } " on a timeline" }
+                li { a href=(links::timemap(TimeMap::Link, &item.url)) { "Memento TimeMap" } }
             }
             @if !s.stored.excerpt.trim().is_empty() {
                 details.excerpt {
@@ -152,7 +145,7 @@ fn fields(item: &Item, stored: &Stored) -> Markup {
     html! {
         table.fields {
             @if let Some(p) = &item.pwid {
-                tr { th { "PWID" } td { a.pwid href={ "/pwid/" (p) } { (p) } } }
+                tr { th { "PWID" } td { a.pwid href=(links::pwid(p)) { (p) } } }
             }
             tr { th { "MIME type" } td { a href=(narrow(Facet::Mime, &item.mime)) { (item.mime) } } }
             tr { th { "size" } td { (size(item.size)) " (" (count(item.size)) " bytes)" } }
@@ -161,7 +154,7 @@ fn fields(item: &Item, stored: &Stored) -> Markup {
                 tr { th { "format (PRONOM)" } td { (f) @if let Some(p) = &item.puid { " (" a href=(narrow(Facet::Puid, p)) { (p) } ")" } } }
             }
             @if let Some(j) = &item.jhove {
-                tr { th { "JHOVE" } td { a class={ "jhove " (j) } href=(narrow(Facet::Jhove, j)) { (j) } } }
+                tr { th { "JHOVE" } td { a class={ "jhove " (j) } href=(narrow(Facet::Jhove, j.as_str())) { (j) } } }
             }
             @if let Some(l) = &item.lang { tr { th { "language" } td { (facet_value(Facet::Lang, l)) } } }
             @if let Some(d) = &item.exif_date { tr { th { "taken (EXIF)" } td { (d) } } }
@@ -173,7 +166,7 @@ fn fields(item: &Item, stored: &Stored) -> Markup {
             tr { th { "endpoint" } td { a href=(narrow(Facet::Endpoint, &item.endpoint)) { (item.endpoint) } } }
             tr { th { "harvest" } td { (item.harvest) } }
             tr { th { "archive" } td { (item.archive) } }
-            tr { th { "WARC record" } td.mono { (item.kind) " in " (stored.file) " at " (stored.offset) } }
+            tr { th { "WARC record" } td.mono { (item.kind) " in " (stored.record.file) " at " (stored.record.offset) } }
             @if let Some(p) = &stored.problem { tr { th { "text" } td { "not extracted: " (p) } } }
         }
     }
@@ -188,7 +181,7 @@ fn same_bytes(s: &Shown) -> Markup {
         } @else {
             ul.same {
                 @for o in others {
-                    li { a href={ "/capture/" (o.id) } { (o.url) } " — " (when(&o.time)) ", " (o.harvest) }
+                    li { a href=(links::capture(&o.id)) { (o.url) } " — " (when(&o.time)) ", " (o.harvest) }
                 }
             }
         }

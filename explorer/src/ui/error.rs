@@ -1,40 +1,42 @@
-//! Errors as pages: the status and headers of the API's error ([`ApiError`]: `Retry-After` on
-//! 429 and 503, `WWW-Authenticate` on 401), with a page that says what happened and what to do.
+//! Errors as pages: the door's layer makes an answer that is an [`AppError`] a page that says
+//! what happened and what to do, with the error's status and headers (`Retry-After` on 429 and
+//! 503, `WWW-Authenticate` on 401, the RateLimit fields).
 
 use axum::body::Body;
 use axum::http::{header, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use maud::html;
 
 use super::layout;
-use crate::api::ApiError;
+use crate::web::AppError;
 
-/// The page of an error.
-pub(super) fn page(e: ApiError) -> Response {
-    let (heading, help) = explain(e.status);
-    let retry = e.retry_after;
+/// `response` as a page when it is an error; any other answer as it is.
+pub(super) async fn page(response: Response) -> Response {
+    let Some(e) = response.extensions().get::<AppError>() else {
+        return response;
+    };
+    let (heading, help) = explain(e.status());
+    let retry = e.retry_after();
     let body = layout::page(
         heading,
         "",
         html! {
-            section.error data-status=(e.status.as_u16()) {
+            section.error data-status=(e.status().as_u16()) {
                 h1 { (heading) }
-                p.message { "What is wrong: " (e.message) "." }
+                p.message { "What is wrong: " (e) "." }
                 p.help { (help) }
                 @if let Some(s) = retry { p.retry { "Try again in " (s) " s." } }
                 p { a href="/" { "Back to the front page" } }
             }
         },
     );
-    let mut response = e.into_response();
-    *response.body_mut() = Body::from(body.into_string());
-    let headers = response.headers_mut();
-    headers.remove(header::CONTENT_LENGTH);
-    headers.insert(
+    let (mut parts, _) = response.into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/html; charset=utf-8"),
     );
-    response
+    Response::from_parts(parts, Body::from(body.into_string()))
 }
 
 /// The heading and the advice of a status.
@@ -51,11 +53,14 @@ fn explain(status: StatusCode) -> (&'static str, &'static str) {
 
 #[cfg(test)]
 mod tests {
+    use axum::response::IntoResponse;
+
     use super::*;
 
     #[tokio::test]
     async fn an_error_page_keeps_the_status_and_headers_of_its_error() {
-        let r = page(ApiError::unavailable("the index of a is being built", 5));
+        let r =
+            page(AppError::unavailable("the index of a is being built", 5).into_response()).await;
         assert_eq!(r.status(), 503);
         assert_eq!(r.headers()[header::RETRY_AFTER], "5");
         assert_eq!(
@@ -68,7 +73,8 @@ mod tests {
             body.contains("What is wrong: the index of a is being built."),
             "{body}"
         );
-        let r = page(ApiError::bad("q=\"<b>\": does not parse"));
+        let r =
+            page(AppError::BadRequest("q=\"<b>\": does not parse".into()).into_response()).await;
         let body = axum::body::to_bytes(r.into_body(), 1 << 20).await.unwrap();
         let body = String::from_utf8(body.to_vec()).unwrap();
         assert!(body.contains("&lt;b&gt;"), "escaped: {body}");

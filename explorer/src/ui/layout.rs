@@ -1,9 +1,7 @@
 //! The frame of every page: head, style, the header with its search box, the footer.
 
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::Html;
 use maud::{html, Markup, DOCTYPE};
-
-use crate::api::{with_fields, Fields};
 
 /// The style sheet, inline: one request per page, and nothing to serve besides.
 const STYLE: &str = include_str!("style.css");
@@ -44,7 +42,7 @@ pub(super) fn page(title: &str, q: &str, body: Markup) -> Markup {
     }
 }
 
-/// A page as an answer, with the caller's rate-limit fields.
-pub(super) fn answer(markup: Markup, fields: Fields) -> Response {
-    with_fields(Html(markup.into_string()).into_response(), fields)
+/// A page as an answer.
+pub(super) fn html(markup: Markup) -> Html<String> {
+    Html(markup.into_string())
 }

@@ -12,10 +12,11 @@
 //!                                    commands, and a form that tries calls with a key
 //! ```
 //!
-//! Every page goes through the public door ([`Door::Public`](crate::api::Door)): open to all
-//! unless `[access] public-ui = false`, and always within the caller's scope. Every value is
-//! escaped by maud; charts and the word cloud are SVG drawn here. Errors are pages too: 400 with
-//! what is wrong, 503 with `Retry-After` while an archive is being indexed, never a 500.
+//! Every page goes through the public door ([`Public`](crate::web::Public)): open to all unless
+//! `[access] public-ui = false`, and always within the caller's scope. Every value is escaped by
+//! maud; charts and the word cloud are SVG drawn here. Errors are pages too (this door's layer,
+//! [`error`]): 400 with what is wrong, 503 with `Retry-After` while an archive is being indexed,
+//! never a 500; a path no door serves is this door's 404 page.
 
 mod calendar;
 mod capture;
@@ -35,34 +36,27 @@ mod timeline;
 use std::sync::Arc;
 
 use axum::extract::OriginalUri;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
-use crate::api::{ApiError, AppState};
+use crate::web::{AppError, AppState};
 
-/// The routes of the pages.
-pub fn routes() -> Router<Arc<AppState>> {
+/// The routes of the pages, and the page of every path no route serves.
+pub(crate) fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route("/", get(search::page))
         .route("/search", get(search::page))
         .route("/capture/{id}", get(capture::page))
         .route("/timeline", get(timeline::page))
         .route("/api", get(sandbox::page))
+        .fallback(not_found)
+        .layer(axum::middleware::map_response(error::page))
 }
 
-/// What a path no route serves gets: a JSON error under `/api/`, a page elsewhere.
-pub async fn not_found(OriginalUri(uri): OriginalUri) -> Response {
-    if uri.path().starts_with("/api/") {
-        return ApiError::new(
-            StatusCode::NOT_FOUND,
-            "no such page; the API is under /api/v1/ (see /api/v1/openapi.json)",
-        )
-        .into_response();
-    }
-    error::page(ApiError::not_found(format!(
+/// A path no route serves.
+async fn not_found(OriginalUri(uri): OriginalUri) -> AppError {
+    AppError::NotFound(format!(
         "there is no page {}; search the archive from the front page",
         uri.path()
-    )))
+    ))
 }

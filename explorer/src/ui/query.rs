@@ -2,10 +2,8 @@
 //! the links that change one thing in it: narrow by a facet value, widen by dropping one, move
 //! on the calendar, turn the page.
 
-use url::form_urlencoded::Serializer;
-
-use crate::api::{query_pairs, ApiError};
 use crate::search::{Facet, SearchParams};
+use crate::web::{links, AppError, FromPairs, Pairs};
 
 /// A search page's parameters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -14,25 +12,15 @@ pub(super) struct Query {
 }
 
 impl Query {
-    /// The pairs of a query string; empty values are left out (a form's empty fields), except
-    /// `q`. A query string that is not form encoding is a 400.
-    pub(super) fn parse(raw: Option<String>) -> Result<Query, ApiError> {
-        let pairs = query_pairs(raw)?
-            .into_iter()
-            .filter(|(k, v)| k == "q" || !v.trim().is_empty())
-            .collect();
-        Ok(Query { pairs })
-    }
-
     /// The checked search, counting `facets`; a mistake is a 400 saying what is wrong.
-    pub(super) fn params(&self, facets: Vec<Facet>) -> Result<SearchParams, ApiError> {
+    pub(super) fn params(&self, facets: Vec<Facet>) -> Result<SearchParams, AppError> {
         let pairs: Vec<(String, String)> = self
             .pairs
             .iter()
             .filter(|(k, _)| k != "facets")
             .cloned()
             .collect();
-        let mut p = SearchParams::parse(&pairs).map_err(ApiError::bad)?;
+        let mut p = SearchParams::parse(&pairs).map_err(AppError::BadRequest)?;
         p.facets = facets;
         Ok(p)
     }
@@ -107,25 +95,36 @@ impl Query {
 
     /// The search page's link for these pairs.
     pub(super) fn href(&self) -> String {
-        let pairs: Vec<&(String, String)> = self
-            .pairs
-            .iter()
-            .filter(|(k, v)| k != "q" || !v.is_empty())
+        links::search(
+            self.pairs
+                .iter()
+                .filter(|(k, v)| k != "q" || !v.is_empty())
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+        )
+    }
+}
+
+/// The pairs as given; empty values are left out (a form's empty fields), except `q`.
+impl FromPairs for Query {
+    fn from_pairs(pairs: Pairs) -> Result<Self, AppError> {
+        let pairs = pairs
+            .into_iter()
+            .filter(|(k, v)| k == "q" || !v.trim().is_empty())
             .collect();
-        if pairs.is_empty() {
-            return "/search".into();
-        }
-        let mut s = Serializer::new(String::new());
-        for (k, v) in pairs {
-            s.append_pair(k, v);
-        }
-        format!("/search?{}", s.finish())
+        Ok(Query { pairs })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Query {
+        /// The query of a query string, as the pages read it.
+        pub(in crate::ui) fn parse(raw: Option<String>) -> Result<Query, AppError> {
+            Query::from_pairs(crate::web::pairs(raw.as_deref())?)
+        }
+    }
 
     fn q(s: &str) -> Query {
         Query::parse(Some(s.to_owned())).unwrap()
@@ -160,9 +159,12 @@ mod tests {
     #[test]
     fn mistakes_are_400_with_the_api_s_message() {
         let e = q("colour=red").params(vec![]).unwrap_err();
-        assert_eq!(e.status, 400);
-        assert!(e.message.contains("unknown parameter"), "{}", e.message);
-        assert_eq!(Query::parse(Some("q=%FF".into())).unwrap_err().status, 400);
+        assert_eq!(e.status(), 400);
+        assert!(e.to_string().contains("unknown parameter"), "{e}");
+        assert_eq!(
+            Query::parse(Some("q=%FF".into())).unwrap_err().status(),
+            400
+        );
         let p = q("q=x&facets=nonsense").params(vec![Facet::Year]).unwrap();
         assert_eq!(p.facets, [Facet::Year], "the page chooses its facets");
     }

@@ -6,6 +6,7 @@ use maud::{html, Markup, PreEscaped};
 use super::format::{count, facet_label, facet_value, plural, size, when};
 use super::query::Query;
 use crate::search::{Item, Page, MAX_WINDOW};
+use crate::web::links;
 
 /// What was found, the filters in force (each removable), and the order.
 pub(super) fn summary(query: &Query, page: &Page) -> Markup {
@@ -98,7 +99,7 @@ fn hit(item: &Item) -> Markup {
     };
     html! {
         li.hit {
-            h2 { a.title href={ "/capture/" (item.id) } { (title) } }
+            h2 { a.title href=(links::capture(&item.id)) { (title) } }
             p.url { (item.url) }
             p.meta {
                 time datetime=(item.time) { (when(&item.time)) }
@@ -112,18 +113,11 @@ fn hit(item: &Item) -> Markup {
             }
             @if let Some(s) = &item.snippet { p.snippet { (snippet(s)) } }
             p.links {
-                a href=(item.memento) { "memento" } " · "
-                a href=(timeline_href(&item.url)) { "all captures of this URL" }
+                a href=(links::memento(&item.timestamp, &item.url)) { "memento" } " · "
+                a href=(links::timeline(&item.url)) { "all captures of this URL" }
             }
         }
     }
-}
-
-/// `/timeline?url=URL`.
-pub(super) fn timeline_href(url: &str) -> String {
-    let mut s = url::form_urlencoded::Serializer::new(String::from("/timeline?"));
-    s.append_pair("url", url);
-    s.finish()
 }
 
 /// A snippet from the index (tantivy's HTML: the matching words in `<b>`, the rest escaped) with

@@ -6,30 +6,71 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use axum::extract::{RawQuery, State};
-use axum::http::HeaderMap;
-use axum::response::Response;
+use axum::extract::State;
+use axum::response::IntoResponse;
 use maud::{html, Markup, PreEscaped};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::Value;
 
-use super::{error, layout};
-use crate::api::{admit, base_url as base, query_pairs, AppState, Door, OPENAPI};
+use super::layout;
+use crate::web::{AppError, AppState, Base, Caller, Pairs, Params, Public, OPENAPI};
 
 /// The script of the form.
 const SCRIPT: &str = include_str!("sandbox.js");
 
-/// The calls the form offers: name, path (an id follows `capture/`), example parameters.
-const CALLS: [(&str, &str, &str); 5] = [
-    (
-        "search",
-        "/api/v1/search",
-        "q=report&facets=year,mime,jhove&size=5",
-    ),
-    ("terms", "/api/v1/terms", "size=20"),
-    ("captures", "/api/v1/captures", "url=http://example.org/"),
-    ("capture", "/api/v1/capture/", "ID"),
-    ("me", "/api/v1/me", ""),
+/// A call the form offers.
+struct Call {
+    /// Its name in the form.
+    name: &'static str,
+    /// Its path.
+    path: &'static str,
+    /// Example parameters.
+    example: &'static str,
+    /// What the parameters are.
+    takes: Takes,
+}
+
+/// What a call's parameters are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Takes {
+    /// A query string.
+    Query,
+    /// An id, the last segment of the path.
+    Id,
+}
+
+/// The calls the form offers.
+const CALLS: [Call; 5] = [
+    Call {
+        name: "search",
+        path: "/api/v1/search",
+        example: "q=report&facets=year,mime,jhove&size=5",
+        takes: Takes::Query,
+    },
+    Call {
+        name: "terms",
+        path: "/api/v1/terms",
+        example: "size=20",
+        takes: Takes::Query,
+    },
+    Call {
+        name: "captures",
+        path: "/api/v1/captures",
+        example: "url=http://example.org/",
+        takes: Takes::Query,
+    },
+    Call {
+        name: "capture",
+        path: "/api/v1/capture/",
+        example: "ID",
+        takes: Takes::Id,
+    },
+    Call {
+        name: "me",
+        path: "/api/v1/me",
+        example: "",
+        takes: Takes::Query,
+    },
 ];
 
 /// What JavaScript's `encodeURIComponent` escapes: all but letters, digits and `-_.!~*'()`.
@@ -79,38 +120,30 @@ fn operations() -> &'static [Operation] {
 }
 
 /// `GET /api`: `call` and `params` (from the form without JavaScript) choose the curl command.
+/// The page runs no search: the caller is admitted, and needs no search permit.
 pub(super) async fn page(
     State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Response {
-    let fields = match admit(&state, &headers, Door::Public) {
-        Ok((_, fields)) => fields,
-        Err(e) => return error::page(e),
-    };
-    let pairs: BTreeMap<String, String> = match query_pairs(raw) {
-        Ok(p) => p.into_iter().collect(),
-        Err(e) => return error::page(e),
-    };
+    caller: Caller<Public>,
+    Params(pairs): Params<Pairs>,
+    Base(base): Base,
+) -> Result<impl IntoResponse, AppError> {
+    let pairs: BTreeMap<String, String> = pairs.into_iter().collect();
     let call = pairs
         .get("call")
-        .and_then(|c| CALLS.iter().find(|(n, _, _)| n == c))
+        .and_then(|c| CALLS.iter().find(|call| call.name == c))
         .unwrap_or(&CALLS[0]);
-    let params = pairs.get("params").map_or(call.2, String::as_str);
-    let base = base(&headers);
+    let params = pairs.get("params").map_or(call.example, String::as_str);
     let markup = render(&base, call, params, state.access.anonymous_api);
-    layout::answer(markup, fields)
+    Ok((caller.rate_limit(), layout::html(markup)))
 }
 
 /// The target of a call with its parameters.
-fn target(path: &str, name: &str, params: &str) -> String {
+fn target(path: &str, takes: Takes, params: &str) -> String {
     let params = params.trim();
-    if name == "capture" {
-        format!("{path}{}", utf8_percent_encode(params, COMPONENT))
-    } else if params.is_empty() {
-        path.to_owned()
-    } else {
-        format!("{path}?{params}")
+    match takes {
+        Takes::Id => format!("{path}{}", utf8_percent_encode(params, COMPONENT)),
+        Takes::Query if params.is_empty() => path.to_owned(),
+        Takes::Query => format!("{path}?{params}"),
     }
 }
 
@@ -122,8 +155,8 @@ pub(super) fn curl(url: &str) -> String {
     )
 }
 
-fn render(base: &str, call: &(&str, &str, &str), params: &str, anonymous: bool) -> Markup {
-    let paths: BTreeMap<&str, &str> = CALLS.iter().map(|(n, p, _)| (*n, *p)).collect();
+fn render(base: &str, call: &Call, params: &str, anonymous: bool) -> Markup {
+    let paths: BTreeMap<&str, &str> = CALLS.iter().map(|c| (c.name, c.path)).collect();
     let paths = serde_json::to_string(&paths).unwrap_or_default();
     layout::page(
         "The JSON API",
@@ -140,14 +173,14 @@ fn render(base: &str, call: &(&str, &str, &str), params: &str, anonymous: bool) 
                 h2 { "Try a call" }
                 form #sandbox method="get" action="/api" data-paths=(paths) {
                     label { "Call " select name="call" {
-                        @for (n, p, _) in CALLS { option value=(n) selected[n == call.0] { (p) @if n == "capture" { "ID" } } }
+                        @for c in &CALLS { option value=(c.name) selected[c.name == call.name] { (c.path) @if c.takes == Takes::Id { "ID" } } }
                     } }
                     label { "Parameters " input type="text" name="params" value=(params) size="48"; }
                     label { "Key " input #key type="password" autocomplete="off" placeholder="your key (stays in this page)"; }
                     button type="submit" { "Send" }
                 }
                 p { "The same call with curl (set " code { "KEY" } " first):" }
-                pre #curl { (curl(&format!("{base}{}", target(call.1, call.0, params)))) }
+                pre #curl { (curl(&format!("{base}{}", target(call.path, call.takes, params)))) }
                 p #status aria-live="polite" {}
                 pre #response {}
                 script { (PreEscaped(SCRIPT)) }
@@ -170,7 +203,7 @@ fn render(base: &str, call: &(&str, &str, &str), params: &str, anonymous: bool) 
                 }
                 h3 { "Examples" }
                 pre.examples {
-                    @for (n, p, example) in CALLS { (curl(&format!("{base}{}", target(p, n, example)))) "\n" }
+                    @for c in &CALLS { (curl(&format!("{base}{}", target(c.path, c.takes, c.example)))) "\n" }
                 }
             }
         },
@@ -188,10 +221,10 @@ mod tests {
             "curl -H \"Authorization: Bearer $KEY\" 'http://h/api/v1/search?q='\\''x'\\'''"
         );
         assert_eq!(
-            target("/api/v1/capture/", "capture", "a b"),
+            target("/api/v1/capture/", Takes::Id, "a b"),
             "/api/v1/capture/a%20b"
         );
-        assert_eq!(target("/api/v1/me", "me", " "), "/api/v1/me");
+        assert_eq!(target("/api/v1/me", Takes::Query, " "), "/api/v1/me");
     }
 
     #[test]

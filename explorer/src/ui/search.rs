@@ -3,48 +3,47 @@
 //! the same captures. Its parameters are the API's (`/api/v1/search`), so a page's address is
 //! also its API call.
 
-use std::sync::Arc;
-
-use axum::extract::{RawQuery, State};
-use axum::http::HeaderMap;
-use axum::response::Response;
+use axum::response::IntoResponse;
 use maud::{html, Markup};
 
 use super::query::Query;
-use super::{calendar, chart, cloud, error, facets, layout, results};
-use crate::api::{run, AppState, Door};
-use crate::search::{Facet, Page, Terms};
+use super::{calendar, chart, cloud, facets, layout, results};
+use crate::search::{Facet, Page, SearchParams, Terms};
+use crate::web::{AppError, Caller, FromPairs, Pairs, Params, Public};
 
 /// Words in the word cloud.
 const CLOUD_WORDS: usize = 40;
 
+/// A page's query and the search it runs, counting the facets the page shows.
+pub(super) struct Wanted {
+    query: Query,
+    params: SearchParams,
+}
+
+impl FromPairs for Wanted {
+    fn from_pairs(pairs: Pairs) -> Result<Self, AppError> {
+        let query = Query::from_pairs(pairs)?;
+        let mut wanted: Vec<Facet> = calendar::facets(&query);
+        wanted.extend(facets::SIDEBAR);
+        let params = query.params(wanted)?;
+        Ok(Wanted { query, params })
+    }
+}
+
 /// `GET /` and `GET /search`.
 pub(super) async fn page(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Response {
-    let query = match Query::parse(raw) {
-        Ok(q) => q,
-        Err(e) => return error::page(e),
-    };
-    let mut wanted: Vec<Facet> = calendar::facets(&query);
-    wanted.extend(facets::SIDEBAR);
-    let params = match query.params(wanted) {
-        Ok(p) => p,
-        Err(e) => return error::page(e),
-    };
-    let answer = run(state, &headers, Door::Public, move |s, caller| {
-        let scope = caller.scope();
-        let page = s.library.search(&params, &scope)?;
-        let terms = s.library.terms(&params, &scope, CLOUD_WORDS)?;
-        Ok(render(&query, &page, &terms))
-    })
-    .await;
-    match answer {
-        Ok((markup, fields)) => layout::answer(markup, fields),
-        Err(e) => error::page(e),
-    }
+    Params(Wanted { query, params }): Params<Wanted>,
+    caller: Caller<Public>,
+) -> Result<impl IntoResponse, AppError> {
+    let markup = caller
+        .run(move |s, who| {
+            let scope = who.scope();
+            let page = s.library.search(&params, &scope)?;
+            let terms = s.library.terms(&params, &scope, CLOUD_WORDS)?;
+            Ok(render(&query, &page, &terms))
+        })
+        .await?;
+    Ok((caller.rate_limit(), layout::html(markup)))
 }
 
 fn render(query: &Query, page: &Page, terms: &Terms) -> Markup {

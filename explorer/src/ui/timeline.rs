@@ -2,20 +2,17 @@
 //! link to its page), and as a list that says which ones changed the bytes, with the deletions of
 //! the file between them; "Gone since" when the last of them is a deletion.
 
-use std::sync::Arc;
-
-use axum::extract::{RawQuery, State};
-use axum::http::HeaderMap;
-use axum::response::Response;
+use axum::response::IntoResponse;
 use maud::{html, Markup};
 use time::format_description::well_known::Rfc3339;
 use time::{Date, Month, OffsetDateTime, Time};
 
 use super::format::{plural, size, when, when14};
-use super::{error, layout};
-use crate::api::{query_pairs, run, ApiError, AppState, Door};
+use super::layout;
 use crate::index::Gone;
 use crate::search::{after, gone_since, Item};
+use crate::web::links::{self, TimeMap};
+use crate::web::{AppError, Caller, FromPairs, Pairs, Params, Public};
 
 /// Captures drawn at most.
 const MAX: usize = 10_000;
@@ -27,34 +24,38 @@ const AXIS_Y: f64 = 64.0;
 /// Ticks on the axis at most.
 const TICKS: usize = 12;
 
+/// The URL of `/timeline?url=URL`, the only parameter.
+pub(super) struct Of(String);
+
+impl FromPairs for Of {
+    fn from_pairs(pairs: Pairs) -> Result<Self, AppError> {
+        match pairs.as_slice() {
+            [(k, v)] if k == "url" && !v.trim().is_empty() => Ok(Of(v.clone())),
+            _ => Err(AppError::BadRequest(
+                "give the URL: /timeline?url=URL".to_owned(),
+            )),
+        }
+    }
+}
+
 /// `GET /timeline?url=URL`.
 pub(super) async fn page(
-    State(state): State<Arc<AppState>>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Response {
-    let url = match query_pairs(raw).map(|p| p.into_iter().collect::<Vec<_>>()) {
-        Ok(p) => match p.as_slice() {
-            [(k, v)] if k == "url" && !v.trim().is_empty() => v.clone(),
-            _ => return error::page(ApiError::bad("give the URL: /timeline?url=URL")),
-        },
-        Err(e) => return error::page(e),
-    };
-    let answer = run(state, &headers, Door::Public, move |s, caller| {
-        let items = s.library.captures(&url, &caller.scope(), MAX)?;
-        if items.is_empty() {
-            return Err(ApiError::not_found(format!(
-                "no capture of {url} in this archive"
-            )));
-        }
-        let deletions = s.library.deletions(&url, &caller.scope())?;
-        Ok(render(&url, &items, &deletions))
-    })
-    .await;
-    match answer {
-        Ok((markup, fields)) => layout::answer(markup, fields),
-        Err(e) => error::page(e),
-    }
+    Params(Of(url)): Params<Of>,
+    caller: Caller<Public>,
+) -> Result<impl IntoResponse, AppError> {
+    let markup = caller
+        .run(move |s, who| {
+            let items = s.library.captures(&url, &who.scope(), MAX)?;
+            if items.is_empty() {
+                return Err(AppError::NotFound(format!(
+                    "no capture of {url} in this archive"
+                )));
+            }
+            let deletions = s.library.deletions(&url, &who.scope())?;
+            Ok(render(&url, &items, &deletions))
+        })
+        .await?;
+    Ok((caller.rate_limit(), layout::html(markup)))
 }
 
 fn time_of(item: &Item) -> OffsetDateTime {
@@ -69,7 +70,7 @@ fn render(url: &str, items: &[Item], deletions: &[Gone]) -> Markup {
         html! {
             h1.timeline-title { "Captures of " span.url { (url) } }
             p { (plural(items.len() as u64, "capture", "captures")) ", from " (when(&first.time)) " to " (when(&last.time)) ". "
-                a href={ "/timemap/link/" (url) } { "Memento TimeMap" } }
+                a href=(links::timemap(TimeMap::Link, url)) { "Memento TimeMap" } }
             @if let Some(g) = gone_since(items, deletions) { (gone(g)) }
             (axis(items))
             (list(items, deletions))
@@ -111,7 +112,7 @@ fn axis(items: &[Item]) -> Markup {
                 text.tick x=(format!("{x:.1}")) y=(AXIS_Y + 18.0) text-anchor="middle" font-size="11" fill="#444" { (label) }
             }
             @for (item, (x, y)) in items.iter().zip(&dots) {
-                a href={ "/capture/" (item.id) } {
+                a href=(links::capture(&item.id)) {
                     title { (when(&item.time)) ", " (item.mime) ", " (size(item.size)) }
                     circle.capture cx=(format!("{x:.1}")) cy=(format!("{y:.1}")) r="4" fill="#3b6ea8" {}
                 }
@@ -204,11 +205,11 @@ fn list(items: &[Item], deletions: &[Gone]) -> Markup {
                     @let changed = i == 0 || items[i - 1].sha1 != item.sha1;
                     @while let Some(g) = pending.next_if(|g| !after(g, item)) { (deletion(g)) }
                     tr {
-                        td { a href={ "/capture/" (item.id) } { (when(&item.time)) } }
+                        td { a href=(links::capture(&item.id)) { (when(&item.time)) } }
                         td { (item.mime) }
                         td.num { (size(item.size)) }
                         td { @if i == 0 { "first capture" } @else if changed { strong { "changed" } } @else { "unchanged" } }
-                        td { a href=(item.memento) { "memento" } }
+                        td { a href=(links::memento(&item.timestamp, &item.url)) { "memento" } }
                     }
                 }
                 @for g in pending { (deletion(g)) }

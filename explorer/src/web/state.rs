@@ -1,4 +1,5 @@
-//! What every request shares.
+//! What every request shares: the archives, the access settings, the keys (read again when
+//! their file changes), their limits, and the search permits.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;

@@ -1,0 +1,208 @@
+//! Who is calling, what they may see, and their limits: the PrEV request flow (validate the key,
+//! load its rate and access level, check the quota, restrict the query to its scope, answer
+//! with rate-limit headers), the same at every door. A handler that needs a caller takes a
+//! [`Caller`]: the request is admitted (and counted) before the handler runs. A spent quota or a
+//! request faster than the key's rate gets 429 with `Retry-After` (RFC 6585 §4, RFC 9110
+//! §10.2.3), never earlier than the quota's reset.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::HeaderMap;
+use modoai_gate::Credentials;
+
+use super::error::{AppError, Spent, Unauthorized};
+use super::ratelimit::RateLimit;
+use super::state::AppState;
+use crate::config::AccessConfig;
+use crate::keys::{ApiKey, Decision};
+use crate::search::Scope;
+
+/// A door, as admission sees it: whether it answers callers without a key.
+pub(crate) trait Door: Send + Sync + 'static {
+    /// Whether a caller without a key is admitted, by the configuration.
+    fn is_open(access: &AccessConfig) -> bool;
+}
+
+/// The JSON API (`/api/v1/…`): without a key only when `[access] anonymous-api`.
+pub(crate) enum Api {}
+
+/// The pages, Memento and PWID: without a key unless `[access] public-ui = false`.
+pub(crate) enum Public {}
+
+impl Door for Api {
+    fn is_open(access: &AccessConfig) -> bool {
+        access.anonymous_api
+    }
+}
+
+impl Door for Public {
+    fn is_open(access: &AccessConfig) -> bool {
+        access.public_ui
+    }
+}
+
+/// Who a caller is.
+#[derive(Clone, Debug)]
+pub(crate) enum Who {
+    /// No key, where that is allowed.
+    Anonymous,
+    /// A key holder.
+    Key(Box<ApiKey>),
+}
+
+impl Who {
+    /// What the caller may see.
+    pub(crate) fn scope(&self) -> Scope {
+        match self {
+            Who::Anonymous => Scope::all(),
+            Who::Key(k) => k.scope(),
+        }
+    }
+}
+
+/// A caller admitted through door `D`: counted against its key's limits, with the RateLimit
+/// fields its answer carries.
+pub(crate) struct Caller<D> {
+    who: Who,
+    limits: RateLimit,
+    state: Arc<AppState>,
+    door: PhantomData<fn() -> D>,
+}
+
+impl<D: Door> FromRequestParts<Arc<AppState>> for Caller<D> {
+    type Rejection = AppError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &Arc<AppState>,
+    ) -> Result<Self, AppError> {
+        let (who, limits) = admit(state, &parts.headers, D::is_open(&state.access))?;
+        Ok(Caller {
+            who,
+            limits,
+            state: Arc::clone(state),
+            door: PhantomData,
+        })
+    }
+}
+
+impl<D> Caller<D> {
+    /// The RateLimit fields of the answer.
+    pub(crate) fn rate_limit(&self) -> RateLimit {
+        self.limits
+    }
+
+    /// Runs `work` off the async runtime with a search permit: one search per core at a time,
+    /// the others wait their turn rather than share the cores as many threads.
+    pub(crate) async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&AppState, &Who) -> Result<T, AppError> + Send + 'static,
+    ) -> Result<T, AppError> {
+        let _permit = self
+            .state
+            .searching
+            .acquire()
+            .await
+            .expect("the search semaphore is never closed");
+        let (state, who) = (Arc::clone(&self.state), self.who.clone());
+        match tokio::task::spawn_blocking(move || work(&state, &who)).await {
+            Ok(result) => result,
+            Err(e) => {
+                tracing::error!(error = %e, "a request's work panicked");
+                Err(AppError::unavailable(
+                    "the server could not answer this; try again",
+                    1,
+                ))
+            }
+        }
+    }
+}
+
+/// The caller of `headers`, counted against its key's limits, and its RateLimit fields; without
+/// a key, anonymous when the door is `open`.
+fn admit(state: &AppState, headers: &HeaderMap, open: bool) -> Result<(Who, RateLimit), AppError> {
+    let Some(presented) = presented_key(headers)? else {
+        return match open {
+            true => Ok((Who::Anonymous, RateLimit::default())),
+            false => Err(AppError::Unauthorized(Unauthorized::Missing)),
+        };
+    };
+    let key = state
+        .keys()
+        .find(&presented)
+        .cloned()
+        .ok_or(AppError::Unauthorized(Unauthorized::Unknown))?;
+    match state.limits.admit(&key) {
+        Decision::Allowed(u) => Ok((Who::Key(Box::new(key)), RateLimit::of(&u))),
+        Decision::QuotaSpent(u) => Err(AppError::TooMany {
+            spent: Spent::Quota(u.quota.unwrap_or_default()),
+            retry: u.reset,
+            limits: RateLimit::of(&u),
+        }),
+        Decision::TooFast(u, wait) => Err(AppError::TooMany {
+            spent: Spent::Rate(key.rate_per_sec.unwrap_or_default()),
+            retry: wait.max(1),
+            limits: RateLimit::of(&u),
+        }),
+    }
+}
+
+/// The key of a Bearer `Authorization` header (the scheme's name in any case, RFC 9110 §11.1), or
+/// none without the header; any other header is a 401.
+fn presented_key(headers: &HeaderMap) -> Result<Option<String>, AppError> {
+    match Credentials::from_headers(headers) {
+        Credentials::None => Ok(None),
+        Credentials::Bearer(key) => Ok(Some(key)),
+        Credentials::Basic { .. } | Credentials::Malformed => {
+            Err(AppError::Unauthorized(Unauthorized::Malformed))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::{header::AUTHORIZATION, HeaderValue, StatusCode};
+
+    use super::*;
+
+    fn key_of(values: &[&str]) -> Result<Option<String>, StatusCode> {
+        let mut headers = HeaderMap::new();
+        for v in values {
+            headers.append(AUTHORIZATION, HeaderValue::from_str(v).unwrap());
+        }
+        presented_key(&headers).map_err(|e| e.status())
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_read_in_any_case() {
+        for header in [
+            "Bearer k3y-_",
+            "bearer k3y-_",
+            "BEARER k3y-_",
+            "bEaReR  k3y-_",
+        ] {
+            assert_eq!(key_of(&[header]), Ok(Some("k3y-_".to_owned())), "{header}");
+        }
+        assert_eq!(key_of(&[]), Ok(None));
+    }
+
+    #[test]
+    fn other_authorization_headers_are_refused() {
+        for header in [
+            "Basic YWxpY2U6cHc=",
+            "Bearer",
+            "Bearer a b",
+            "Token k3y",
+            "k3y",
+        ] {
+            assert_eq!(key_of(&[header]), Err(StatusCode::UNAUTHORIZED), "{header}");
+        }
+        assert_eq!(
+            key_of(&["Bearer a", "Bearer b"]),
+            Err(StatusCode::UNAUTHORIZED)
+        );
+    }
+}

@@ -1,0 +1,28 @@
+//! The web shell: what every door of the server shares. The state ([`AppState`]), the one error
+//! (`AppError`: JSON by default, a page at the door of the pages), the caller (`Caller`: an
+//! extractor that admits a request the same way at every door: the key, its quota and rate, the
+//! RateLimit fields, and a search permit for the work that needs one), the query strings
+//! (`Params`) and the URLs of the routes (`links`).
+//!
+//! The doors only add routes: `api/` (the JSON API under `/api/v1/`), `ui/` (the pages for
+//! people) and `memento/` (Memento and PWID) each offer `routes()` over [`AppState`], and
+//! [`crate::serve::router`] puts them together. A door imports the shell and the domain
+//! (`search`, `capture`, `keys`), never another door; the shell imports no door.
+
+mod caller;
+mod error;
+mod form;
+pub(crate) mod links;
+mod ratelimit;
+mod state;
+
+pub(crate) use caller::{Api, Caller, Public, Who};
+pub(crate) use error::AppError;
+#[cfg(test)]
+pub(crate) use form::pairs;
+pub(crate) use form::{FromPairs, Pairs, Params};
+pub(crate) use links::Base;
+pub use state::AppState;
+
+/// The OpenAPI 3.1 document of the JSON API: served by the API door, listed by the API page.
+pub(crate) const OPENAPI: &str = include_str!("openapi.json");
