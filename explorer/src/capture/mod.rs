@@ -5,6 +5,7 @@
 mod findings;
 mod load;
 mod plan;
+mod pronom;
 
 pub use findings::Findings;
 pub use load::{Loader, MAX_PDF_INPUT};
