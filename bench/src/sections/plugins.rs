@@ -218,7 +218,6 @@ fn identification(folder: &std::path::Path) -> anyhow::Result<Identification> {
     };
     batch(&files[..1], 1)?;
     let worker_secs = batch(&files, 2)?;
-    drop(batch);
     drop(stdin);
     worker.wait()?;
     let mut fido = std::process::Command::new("fido");
