@@ -24,7 +24,7 @@ fn a_capture_shows_its_crate_findings() {
         .iter()
         .map(|p| p["label"].as_str().unwrap())
         .collect();
-    for tool in ["file", "md5", "jhove", "exiftool", "fido"] {
+    for tool in ["file", "md5", "jhove", "exiftool", "siegfried"] {
         assert!(labels.contains(&tool), "{tool} in {labels:?}");
     }
     let jhove = plugins.iter().find(|p| p["label"] == "jhove").unwrap();

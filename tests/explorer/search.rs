@@ -74,7 +74,7 @@ fn facets_count_and_narrow_the_results() {
     let puids = all["facets"]["puid"].as_array().unwrap();
     assert!(
         puids.iter().any(|p| p["value"] == "fmt/43"),
-        "FIDO's PUID of the JPEG: {puids:?}"
+        "Siegfried's PUID of the JPEG: {puids:?}"
     );
     let jhove = all["facets"]["jhove"].as_array().unwrap();
     assert!(jhove.iter().any(|j| j["value"] == "valid"), "{jhove:?}");

@@ -70,7 +70,7 @@ async fn a_person_browses_the_oai_route_page_by_page() {
         .await;
     assert_eq!(browser.text("article h2 a").await, id);
     let tools = browser.texts("table.crate tbody td:first-child").await;
-    for tool in ["file", "md5", "jhove", "exiftool", "fido"] {
+    for tool in ["file", "md5", "jhove", "exiftool", "siegfried"] {
         assert!(tools.iter().any(|t| t == tool), "{tool} in {tools:?}");
     }
     let rows = browser.texts("table.crate tbody tr").await;

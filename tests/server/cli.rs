@@ -140,7 +140,18 @@ fn plugins_check_and_explain() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let dir = tempfile::tempdir().unwrap();
     let plugins = dir.path().join("plugins.toml");
-    std::fs::copy(format!("{root}/plugins.toml"), &plugins).unwrap();
+    // The default, with its switched-off FIDO entry switched on as its comment says: every "# "
+    // removed from the lines of the commented [[plugin]].
+    let default = std::fs::read_to_string(format!("{root}/plugins.toml")).unwrap();
+    let mut in_fido = false;
+    let with_fido: String = default
+        .lines()
+        .map(|line| {
+            in_fido = line == "# [[plugin]]" || (in_fido && line.starts_with("# "));
+            format!("{}\n", if in_fido { &line[2..] } else { line })
+        })
+        .collect();
+    std::fs::write(&plugins, with_fido).unwrap();
     let out = plugins_check(&plugins);
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -153,6 +164,7 @@ fn plugins_check_and_explain() {
         "md5",
         "jhove",
         "exiftool",
+        "siegfried",
         "fido",
         "pdfinfo",
         "mediainfo",
@@ -183,6 +195,13 @@ fn plugins_check_and_explain() {
             .any(|l| l.contains("no") && l.contains("pdfinfo")),
         "{text}"
     );
+    // Siegfried's version names its engine and signature files, in both reports.
+    for (what, text) in [("check", report.as_ref()), ("explain", text.as_ref())] {
+        assert!(
+            text.contains("siegfried 1.") && text.contains("DROID_SignatureFile_V"),
+            "{what}: {text}"
+        );
+    }
 
     std::fs::write(
         &plugins,

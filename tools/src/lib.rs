@@ -3,7 +3,7 @@
 //!
 //! [`Plugins::load`] reads and checks the file once. For a page of files, [`Plugins::analyse`]
 //! answers from the persistent cache where it can and runs the rest: built-in digests in-process,
-//! ExifTool through one persistent worker, JHOVE and FIDO with many files per process, other
+//! ExifTool through one persistent worker, JHOVE, Siegfried and FIDO with many files per process, other
 //! tools one process per file; never more than `max-processes` at once, each with a timeout
 //! that kills its whole process group. Tools see neutral paths (`f000001.jpg` in a private
 //! temporary folder), never the caller's paths or file names that are not UTF-8. Every tool
@@ -43,12 +43,14 @@ mod isolate;
 mod loaded;
 mod observe;
 mod plugins;
+mod pool;
 mod probe;
 mod program;
 mod registry;
 mod report;
 mod resident;
 mod run;
+mod siegfried;
 mod stage;
 mod status;
 mod subject;

@@ -1,5 +1,5 @@
 //! The plugins as the server uses them: each resolved plugin with its version, the fingerprint of
-//! its cached results and, for ExifTool and FIDO, its persistent worker.
+//! its cached results and, for ExifTool, FIDO and Siegfried, its persistent workers.
 
 use std::ops::Index;
 use std::sync::Arc;
@@ -11,6 +11,7 @@ use super::isolate::Isolation;
 use super::probe;
 use super::registry::{Kind, OutputKind, Plugin};
 use super::resident::Kept;
+use super::siegfried::Siegfried;
 use super::status::Cached;
 
 /// A plugin's place in `plugins.toml` order.
@@ -51,11 +52,13 @@ pub(crate) struct Loaded {
     pub(crate) exiftool: Option<ExifTool>,
     /// The persistent workers of a FIDO plugin whose program was found.
     pub(crate) fido: Option<Fido>,
+    /// The persistent workers of a Siegfried plugin whose program was found.
+    pub(crate) siegfried: Option<Siegfried>,
 }
 
 impl Loaded {
-    /// `plugin` at `version`; ExifTool and FIDO workers start under `isolation`, FIDO's one per
-    /// permit of `max_processes`.
+    /// `plugin` at `version`; ExifTool, FIDO and Siegfried workers start under `isolation`,
+    /// FIDO's and Siegfried's one per permit of `max_processes`.
     pub(crate) fn new(
         plugin: Plugin,
         version: String,
@@ -77,13 +80,27 @@ impl Loaded {
             }
             _ => None,
         };
+        let siegfried = match (&plugin.kind, &plugin.program) {
+            (Kind::Siegfried(argv), Some(prog)) => {
+                Some(Siegfried::new(prog, argv, isolation.clone(), max_processes))
+            }
+            _ => None,
+        };
         Loaded {
             keyer: Keyer::new(&probe::fingerprint(&plugin, &version)),
             plugin,
             version,
             exiftool,
             fido,
+            siegfried,
         }
+    }
+
+    /// How many workers a page's files can be split over: FIDO's or Siegfried's, if this is
+    /// such a plugin and its program was found.
+    pub(crate) fn identifier_workers(&self) -> Option<usize> {
+        let fido = self.fido.as_ref().map(Fido::workers);
+        fido.or(self.siegfried.as_ref().map(Siegfried::workers))
     }
 
     /// The cache key of this plugin's result for the file version `identity`.
@@ -119,7 +136,7 @@ pub(crate) struct LoadedPlugins(Vec<Loaded>);
 
 impl LoadedPlugins {
     /// `plugins` with their `versions`, in the same order; their workers run under
-    /// `isolation`, FIDO's one per permit of `max_processes`.
+    /// `isolation`, FIDO's and Siegfried's one per permit of `max_processes`.
     pub(crate) fn new(
         plugins: Vec<Plugin>,
         versions: Vec<String>,
@@ -151,12 +168,13 @@ impl LoadedPlugins {
             .map(|(i, l)| (PluginId(i), l))
     }
 
-    /// The kept-running tools (ExifTool's and FIDO's workers).
+    /// The kept-running tools (ExifTool's, FIDO's and Siegfried's workers).
     pub(crate) fn kept(&self) -> impl Iterator<Item = &dyn Kept> {
         self.0.iter().flat_map(|l| {
             let exiftool = l.exiftool.as_ref().map(|w| w as &dyn Kept);
             let fido = l.fido.as_ref().map(|w| w as &dyn Kept);
-            exiftool.into_iter().chain(fido)
+            let siegfried = l.siegfried.as_ref().map(|w| w as &dyn Kept);
+            exiftool.into_iter().chain(fido).chain(siegfried)
         })
     }
 }

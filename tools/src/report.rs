@@ -192,7 +192,8 @@ fn entry(l: &Loaded) -> String {
     )
 }
 
-/// Which plugins apply to a file of type `mime` and `size`, and why.
+/// Which plugins apply to a file of type `mime` and `size`, and why; with the version of each
+/// that would run (Siegfried's names its signature files).
 pub(crate) fn explain(plugins: &LoadedPlugins, mime: &str, size: u64) -> String {
     let mut out = format!("type {mime}, {size} bytes\n");
     for l in plugins.iter() {
@@ -207,7 +208,13 @@ pub(crate) fn explain(plugins: &LoadedPlugins, mime: &str, size: u64) -> String 
                 "  skip {:<10} {pat} matches, but the file is larger than max-input-bytes ({max})",
                 p.label
             ),
-            (Some(pat), _) => format!("  yes  {:<10} {pat} matches: {}", p.label, p.command_line()),
+            (Some(pat), _) => format!(
+                "  yes  {:<10} {pat} matches: {}\n       {:<10} version {}",
+                p.label,
+                p.command_line(),
+                "",
+                l.version
+            ),
         };
         out.push_str(&line);
         out.push('\n');

@@ -1,4 +1,5 @@
-//! A tool process kept running between requests: ExifTool's `-stay_open` and FIDO's `-input -`.
+//! A tool process kept running between requests: ExifTool's `-stay_open`, FIDO's `-input -` and
+//! `modoai-siegfried --stdin`.
 //!
 //! [`Resident`] starts its process at the first request (or at [`Resident::start_now`]), serves
 //! one request at a time, and replaces the process when it has died, broken its protocol, timed
@@ -7,11 +8,13 @@
 
 use std::ffi::OsString;
 use std::io;
-use std::process::ExitStatus;
+use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use tokio::process::{Child, Command};
+use tokio::io::BufReader;
+use tokio::net::unix::pipe;
+use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::Mutex;
 
 use super::isolate::Isolation;
@@ -76,6 +79,41 @@ impl Process {
     pub(crate) async fn stop(&mut self) -> Option<ExitStatus> {
         self.group.kill();
         reap(&mut self.child).await
+    }
+}
+
+/// A tool process whose stdout and stderr share one pipe: its messages stay next to the answers
+/// they belong to, and neither pipe can fill up while the other is read.
+#[derive(Debug)]
+pub(crate) struct Merged {
+    pub(crate) process: Process,
+    /// Where requests are written.
+    pub(crate) stdin: ChildStdin,
+    /// stdout and stderr, in the order the tool wrote them.
+    pub(crate) output: BufReader<pipe::Receiver>,
+}
+
+impl Merged {
+    /// Starts `command` (the worker of tool `name`) with stdin piped and both outputs on one
+    /// pipe.
+    pub(crate) fn spawn(name: &str, mut command: Command) -> Result<Merged, Ended> {
+        let failed =
+            |what: &str, e: io::Error| Ended::Failed(format!("{name} worker: {what}: {e}"));
+        let (reader, writer) = io::pipe().map_err(|e| failed("cannot make a pipe", e))?;
+        let stderr = writer
+            .try_clone()
+            .map_err(|e| failed("cannot share its pipe", e))?;
+        command.stdin(Stdio::piped()).stdout(writer).stderr(stderr);
+        // The command holds the pipe's write ends until it is dropped in `spawn`: afterwards only
+        // the worker has them, so its death ends the stream.
+        let mut process = Process::spawn(command)?;
+        let output = pipe::Receiver::from_owned_fd(reader.into())
+            .map_err(|e| failed("cannot read its pipe", e))?;
+        Ok(Merged {
+            stdin: process.child().stdin.take().expect("stdin is piped"),
+            output: BufReader::new(output),
+            process,
+        })
     }
 }
 

@@ -1,5 +1,5 @@
 //! Plugin cost: GetRecord oai_crate (warm) vs oai_didl; a cold oai_crate page of photo-sized
-//! JPEGs (about 140 KB) vs warm.
+//! JPEGs (about 140 KB) vs warm; identification alone, the Siegfried worker against `fido` by hand.
 //! The server runs in this process (the `modoai` library, the binary's code) so that the tool
 //! processes it starts can be counted (`Plugins::processes_started`).
 
@@ -37,7 +37,7 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
     }
     let cold = http.get(&page).await?;
     anyhow::ensure!(cold.status == 200, "cold page: HTTP {}", cold.status);
-    // Counted from the server's start: the ExifTool and FIDO workers start with it, before the
+    // Counted from the server's start: the ExifTool and Siegfried workers start with it, before the
     // page, and belong to its cost.
     let cold_procs = plugins.processes_started();
     // The warm page and the same page in oai_didl in turns, a pair per sample after a first pair
@@ -78,6 +78,7 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
         }
     };
     let by_hand = tools_by_hand(&site.join("img"))?;
+    let identification = identification(&site.join("img"))?;
     let crate_ms = latency("oai_crate").await?;
     let didl_ms = latency("oai_didl").await?;
     let _ = stop.send(());
@@ -123,7 +124,15 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
             "processes",
         )
         .peer("same page, warm cache", warm_procs as f64)
-        .note("the ExifTool and FIDO workers, started with the server, included"),
+        .note("the ExifTool and Siegfried workers, started with the server, included"),
+        Figure::new(
+            "plugins",
+            format!("identification alone, same {n} JPEGs: a running Siegfried worker"),
+            identification.worker,
+            "s",
+        )
+        .peer("fido by hand, same files, same run", identification.fido)
+        .note("modoai-siegfried --stdin, its start and signature load not counted"),
     ])
 }
 
@@ -144,7 +153,7 @@ fn tools_by_hand(folder: &std::path::Path) -> anyhow::Result<ByHand> {
         ("md5sum", &[]),
         ("jhove", &["-h", "xml", "-m", "JPEG-hul"]),
         ("exiftool", &["-X", "-a", "--System:all"]),
-        ("fido", &["-q"]),
+        ("modoai-siegfried", &[]),
     ];
     let mut by_hand = ByHand {
         total: 0.0,
@@ -162,4 +171,62 @@ fn tools_by_hand(folder: &std::path::Path) -> anyhow::Result<ByHand> {
         }
     }
     Ok(by_hand)
+}
+
+/// Identification alone: one batch of the files by a running `modoai-siegfried --stdin` (started
+/// and given one file first, as the server's worker is), and `fido -q` by hand on the same files.
+struct Identification {
+    worker: f64,
+    fido: f64,
+}
+
+fn identification(folder: &std::path::Path) -> anyhow::Result<Identification> {
+    use std::io::{BufRead, Write};
+    use std::os::unix::ffi::OsStrExt;
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(folder)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    files.sort();
+    let mut worker = std::process::Command::new("modoai-siegfried")
+        .arg("--stdin")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    let mut stdin = worker.stdin.take().expect("piped");
+    let mut stdout = std::io::BufReader::new(worker.stdout.take().expect("piped"));
+    // One batch: NUL-ended paths and an empty one; answered up to its `{"end":N}` line.
+    let mut batch = |files: &[std::path::PathBuf], n: usize| -> anyhow::Result<f64> {
+        let t = std::time::Instant::now();
+        let mut request = Vec::new();
+        for f in files {
+            request.extend_from_slice(f.as_os_str().as_bytes());
+            request.push(0);
+        }
+        request.push(0);
+        stdin.write_all(&request)?;
+        stdin.flush()?;
+        let end = format!("{{\"end\":{n}}}");
+        let mut line = String::new();
+        loop {
+            line.clear();
+            anyhow::ensure!(stdout.read_line(&mut line)? > 0, "modoai-siegfried ended");
+            if line.trim_end() == end {
+                return Ok(t.elapsed().as_secs_f64());
+            }
+        }
+    };
+    batch(&files[..1], 1)?;
+    let worker_secs = batch(&files, 2)?;
+    drop(stdin);
+    worker.wait()?;
+    let mut fido = std::process::Command::new("fido");
+    fido.arg("-q")
+        .args(&files)
+        .stderr(std::process::Stdio::null());
+    let fido = crate::procs::timed("fido", &mut fido)?.as_secs_f64();
+    Ok(Identification {
+        worker: worker_secs,
+        fido,
+    })
 }

@@ -1,6 +1,6 @@
 //! What the CRATE's tools found about a file, read from the plugin results the archive
-//! library parses ([`Facts`]): the PRONOM format (FIDO), the JHOVE verdict, and from ExifTool the
-//! capture date, the camera and the GPS position.
+//! library parses ([`Facts`]): the PRONOM format (Siegfried's, else FIDO's: [`super::pronom`]),
+//! the JHOVE verdict, and from ExifTool the capture date, the camera and the GPS position.
 
 use std::fmt;
 use std::str::FromStr;
@@ -8,13 +8,15 @@ use std::str::FromStr;
 use modoai_archive::facts::{Facts, PluginFacts};
 use serde::Serialize;
 
+use super::pronom;
+
 /// The findings the index keeps. Empty when the item has no CRATE (an `oai_didl` or `oai_dc`
 /// harvest) or the tool did not run on it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Findings {
-    /// PRONOM unique identifier (`fmt/43`), from FIDO.
+    /// PRONOM unique identifier (`fmt/43`), from Siegfried or FIDO.
     pub puid: Option<String>,
-    /// PRONOM format name (`JPEG File Interchange Format`), from FIDO.
+    /// PRONOM format name (`JPEG File Interchange Format`), from Siegfried or FIDO.
     pub format: Option<String>,
     /// JHOVE's verdict.
     pub jhove: Option<JhoveStatus>,
@@ -104,8 +106,11 @@ impl Findings {
                 .iter()
                 .find(|p| p.label == label && p.status == "ok")
         };
-        let (puid, format) = ok("fido")
-            .and_then(|p| fido(&p.text))
+        // Siegfried first, the default and the newer signatures; FIDO where it alone ran (an
+        // older harvest, or a server that still runs it) or where Siegfried found nothing.
+        let (puid, format) = ok("siegfried")
+            .and_then(|p| pronom::siegfried(&p.text))
+            .or_else(|| ok("fido").and_then(|p| pronom::fido(&p.text)))
             .map_or((None, None), |(p, f)| (Some(p), Some(f)));
         let jhove = ok("jhove")
             .and_then(|p| field(p, "status"))
@@ -143,40 +148,6 @@ fn field<'a>(p: &'a PluginFacts, name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-/// PUID and format name of FIDO's best match: a signature or container match before an
-/// extension-only one. FIDO's CSV: `OK,MS,PUID,"NAME","SIGNATURE",SIZE,"PATH","MIME","HOW"`.
-fn fido(text: &str) -> Option<(String, String)> {
-    let matches: Vec<Vec<String>> = text
-        .lines()
-        .map(csv)
-        .filter(|f| f.len() >= 9 && f[0] == "OK" && !f[2].is_empty())
-        .collect();
-    let best = matches
-        .iter()
-        .find(|f| f[8] != "extension")
-        .or(matches.first())?;
-    Some((best[2].clone(), best[3].clone()))
-}
-
-/// One CSV line, with `"…"` fields and `""` for a quote inside them.
-fn csv(line: &str) -> Vec<String> {
-    let mut out = vec![String::new()];
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                chars.next();
-                out.last_mut().expect("never empty").push('"');
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => out.push(String::new()),
-            (c, _) => out.last_mut().expect("never empty").push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,6 +163,35 @@ mod tests {
                 .collect(),
             ..PluginFacts::default()
         }
+    }
+
+    #[test]
+    fn siegfried_comes_before_fido() {
+        let siegfried = r#"{"siegfried":"1.11.9","files":[{"filename":"f000001.docx","errors":"","matches":[{"ns":"pronom","id":"fmt/412","format":"Microsoft Word for Windows","version":"2007 onwards","basis":"container name [Content_Types].xml with byte match at 0, 20","warning":""}]}]}"#;
+        let fido = "OK,3,x-fmt/263,\"ZIP Format\",\"\",99,\"f000001.docx\",\"application/zip\",\"signature\"";
+        let facts = |plugins| Facts {
+            plugins,
+            ..Facts::default()
+        };
+        let both = facts(vec![
+            plugin("fido", fido, &[]),
+            plugin("siegfried", siegfried, &[]),
+        ]);
+        let f = Findings::of(&both);
+        assert_eq!(f.puid.as_deref(), Some("fmt/412"));
+        assert_eq!(f.format.as_deref(), Some("Microsoft Word for Windows"));
+        let unknown = siegfried.replace("fmt/412", "UNKNOWN");
+        let f = Findings::of(&facts(vec![
+            plugin("siegfried", &unknown, &[]),
+            plugin("fido", fido, &[]),
+        ]));
+        assert_eq!(
+            f.puid.as_deref(),
+            Some("x-fmt/263"),
+            "FIDO where Siegfried found nothing"
+        );
+        let f = Findings::of(&facts(vec![plugin("siegfried", siegfried, &[])]));
+        assert_eq!(f.puid.as_deref(), Some("fmt/412"), "Siegfried alone");
     }
 
     #[test]
@@ -224,7 +224,6 @@ mod tests {
         ] {
             assert_eq!(JhoveStatus::parse(text).as_str(), s);
         }
-        assert_eq!(csv(r#"a,"b,c","d""e""#), ["a", "b,c", "d\"e"]);
     }
 
     #[test]

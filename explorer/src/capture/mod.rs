@@ -5,6 +5,7 @@
 mod findings;
 mod load;
 mod plan;
+mod pronom;
 mod record_at;
 
 pub use findings::{Findings, JhoveStatus, UnknownStatus};

@@ -18,7 +18,7 @@ pub enum Facet {
     Mime,
     /// OAI set of the item (`mime:image:jpeg`).
     Set,
-    /// PRONOM PUID (FIDO).
+    /// PRONOM PUID (Siegfried, or FIDO where Siegfried did not run).
     Puid,
     /// JHOVE verdict: `valid`, `well-formed`, `not-well-formed`, `unknown`.
     Jhove,

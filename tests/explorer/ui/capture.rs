@@ -23,7 +23,7 @@ async fn a_capture_page_shows_its_crate_findings_and_its_image() {
     let url = format!("{}images/sunset.jpg", harvested().base);
     assert_eq!(b.text("article.capture p.url").await, url);
     let tools = b.texts("table.crate tbody td.tool").await;
-    for tool in ["file", "md5", "jhove", "exiftool", "fido"] {
+    for tool in ["file", "md5", "jhove", "exiftool", "siegfried"] {
         assert!(tools.iter().any(|t| t == tool), "{tool} in {tools:?}");
     }
     let jhove = b.text("table.crate tr[data-tool=jhove]").await;
@@ -31,8 +31,8 @@ async fn a_capture_page_shows_its_crate_findings_and_its_image() {
         jhove.contains("ok") && jhove.contains("status: Well-Formed and valid"),
         "{jhove}"
     );
-    let fido = b.text("table.crate tr[data-tool=fido]").await;
-    assert!(fido.contains("fmt/43"), "{fido}");
+    let siegfried = b.text("table.crate tr[data-tool=siegfried]").await;
+    assert!(siegfried.contains("fmt/43"), "{siegfried}");
     // The image itself, drawn from the memento.
     let drawn = b
         .script("const i = document.querySelector('figure.memento img'); return i.complete ? i.naturalWidth : 0;")

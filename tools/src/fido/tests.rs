@@ -2,6 +2,9 @@ use super::*;
 
 use std::time::Duration;
 
+use crate::resident::Kept;
+use crate::run::{Ended, Limits};
+
 /// The `fido` program, or a panic naming the setup script if it is missing.
 fn fido() -> PathBuf {
     let program = PathBuf::from("fido");
@@ -104,10 +107,7 @@ async fn a_timeout_kills_the_worker_and_the_next_batch_restarts_it() {
     };
     let first = tool.analyse(0, &files, &short).await;
     assert_eq!(first.ended, Ended::TimedOut);
-    assert!(
-        !tool.residents[0].has_idle().await,
-        "the worker was dropped"
-    );
+    assert!(!tool.resident(0).has_idle().await, "the worker was dropped");
 
     let second = tool.analyse(0, &files[..1], &limits()).await;
     assert_eq!(second.ended, Ended::Exited(Some(0)), "{second:?}");
@@ -130,7 +130,7 @@ async fn a_dead_worker_is_replaced_and_a_started_one_is_used() {
     assert_eq!(first.ended, Ended::Exited(Some(0)), "{first:?}");
     assert_eq!(tool.starts(), 1, "the batch used the started worker");
 
-    tool.residents[0].kill_idle().await;
+    tool.resident(0).kill_idle().await;
     let next = tool.analyse(0, &files[..1], &limits()).await;
     assert_eq!(next.ended, Ended::Exited(Some(0)), "{next:?}");
     assert_eq!(tool.starts(), 2);

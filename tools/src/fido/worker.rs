@@ -15,14 +15,14 @@ use std::ffi::OsString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-use std::process::Stdio;
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::unix::pipe;
 use tokio::process::{ChildStdin, Command};
 
 use crate::batch::contains;
-use crate::resident::{self, Process};
+use crate::pool::Batches;
+use crate::resident::{self, Merged, Process};
 use crate::run::{Capture, Ended};
 
 /// Longest piece of a line read at once; a longer line is captured in pieces.
@@ -33,7 +33,7 @@ const SENTINEL_TEXT: &[u8] = b"modoai: the end of a batch\n";
 
 /// A running FIDO process, its pipes and its sentinel folder.
 #[derive(Debug)]
-pub(super) struct Worker {
+pub(crate) struct Worker {
     /// The `fido` process.
     process: Process,
     /// Where paths are written.
@@ -56,25 +56,16 @@ impl resident::Worker for Worker {
             .map_err(|e| failed("cannot make its folder", e))?;
         std::fs::write(folder.path().join("end"), SENTINEL_TEXT)
             .map_err(|e| failed("cannot write its sentinel", e))?;
-        let (reader, writer) = io::pipe().map_err(|e| failed("cannot make a pipe", e))?;
-        let stderr = writer
-            .try_clone()
-            .map_err(|e| failed("cannot share its pipe", e))?;
         let mut command = Command::new(&argv[0]);
-        command
-            .args(&argv[1..])
-            .env("PYTHONUNBUFFERED", "1")
-            .stdin(Stdio::piped())
-            .stdout(writer)
-            .stderr(stderr);
-        // The command holds the pipe's write ends until it is dropped here: afterwards only the
-        // worker has them, so its death ends the stream.
-        let mut process = Process::spawn(command)?;
-        let output = pipe::Receiver::from_owned_fd(reader.into())
-            .map_err(|e| failed("cannot read its pipe", e))?;
+        command.args(&argv[1..]).env("PYTHONUNBUFFERED", "1");
+        let Merged {
+            process,
+            stdin,
+            output,
+        } = Merged::spawn("fido", command)?;
         Ok(Worker {
-            stdin: process.child().stdin.take().expect("stdin is piped"),
-            output: BufReader::new(output),
+            stdin,
+            output,
             process,
             folder,
             batches: 0,
@@ -86,9 +77,9 @@ impl resident::Worker for Worker {
     }
 }
 
-impl Worker {
+impl Batches for Worker {
     /// Sends `paths` and reads their lines into `out` (CSV) and `err` (`FIDO:` messages).
-    pub(super) async fn exchange(
+    async fn exchange(
         &mut self,
         paths: &[PathBuf],
         out: &mut Capture,

@@ -79,6 +79,9 @@ pub(crate) enum Kind {
     JhoveBatch(Vec<String>),
     /// Many files per process, CSV lines naming each path; the argv holds `{paths}`.
     FidoBatch(Vec<String>),
+    /// Many files per process, one JSON answer line per file in argument order, each Siegfried's
+    /// document for that file (`modoai-siegfried`); the argv holds `{paths}`.
+    Siegfried(Vec<String>),
     /// Many files per process, one line of output per file in argument order (`file -b`); a
     /// line starting with `ERROR:` is that file's error. The argv holds `{paths}`.
     LinesBatch(Vec<String>),
@@ -92,18 +95,20 @@ impl Kind {
             | Kind::ExifTool(a)
             | Kind::JhoveBatch(a)
             | Kind::FidoBatch(a)
+            | Kind::Siegfried(a)
             | Kind::LinesBatch(a) => Some(a),
         }
     }
 
-    /// When this runner's work on a page asks for the process limit, lowest first. FIDO's
-    /// batches go first: they carry the most work per file, on one thread each, and are split
-    /// over one worker per permit, so only they can keep every core busy from the start. JHOVE's
-    /// batch comes next: its Java runs on several threads and fills the cores as FIDO's parts
-    /// end. The short runs fit in around them.
+    /// When this runner's work on a page asks for the process limit, lowest first. The
+    /// identifiers' batches go first: they are split over one worker per permit, so they keep
+    /// every core busy from the start (FIDO carries the most work per file, on one thread each;
+    /// Siegfried's parts end within milliseconds and free the permits). JHOVE's batch comes
+    /// next: its Java runs on several threads and fills the cores as FIDO's parts end. The short
+    /// runs fit in around them.
     pub(crate) fn turn(&self) -> u8 {
         match self {
-            Kind::FidoBatch(_) => 0,
+            Kind::FidoBatch(_) | Kind::Siegfried(_) => 0,
             Kind::JhoveBatch(_) => 1,
             _ => 2,
         }
@@ -116,6 +121,7 @@ impl Kind {
             Kind::ExifTool(_) => "exiftool",
             Kind::JhoveBatch(_) => "jhove-batch",
             Kind::FidoBatch(_) => "fido-batch",
+            Kind::Siegfried(_) => "siegfried",
             Kind::LinesBatch(_) => "lines-batch",
         }
     }
@@ -351,14 +357,13 @@ fn kind(src: &Source<'_>, e: &Entry) -> Result<Kind, PluginsError> {
                 Some(("exiftool", _)) => ("{path}", Kind::ExifTool),
                 Some(("jhove-batch", _)) => ("{paths}", Kind::JhoveBatch),
                 Some(("fido-batch", _)) => ("{paths}", Kind::FidoBatch),
+                Some(("siegfried", _)) => ("{paths}", Kind::Siegfried),
                 Some(("lines-batch", _)) => ("{paths}", Kind::LinesBatch),
-                Some((_, span)) => {
-                    return Err(src.invalid(
-                        span,
-                        "runner",
-                        "must be process, exiftool, jhove-batch, fido-batch or lines-batch",
-                    ))
-                }
+                Some((_, span)) => return Err(src.invalid(
+                    span,
+                    "runner",
+                    "must be process, exiftool, jhove-batch, fido-batch, siegfried or lines-batch",
+                )),
             };
             if argv.is_empty() || argv[0].is_empty() {
                 return Err(src.invalid(c.span(), "command", "must name a program"));

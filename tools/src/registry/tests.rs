@@ -123,3 +123,32 @@ fn missing_programs_are_kept_and_marked() {
         "a digest reads the file itself"
     );
 }
+
+/// The repository's `plugins.toml` with its switched-off FIDO entry switched on, as its comment
+/// tells an administrator to: every `# ` removed from the lines of the commented `[[plugin]]`.
+pub(crate) fn default_with_fido() -> String {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../plugins.toml"))
+        .expect("the repository's plugins.toml");
+    let mut out = String::new();
+    let mut in_entry = false;
+    for line in text.lines() {
+        in_entry = line == "# [[plugin]]" || (in_entry && line.starts_with("# "));
+        out.push_str(if in_entry { &line[2..] } else { line });
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn the_default_identifies_with_siegfried_and_fido_can_be_switched_on() {
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../plugins.toml"));
+    let default = Registry::load(path).unwrap();
+    let runners: Vec<&str> = default.plugins.iter().map(|p| p.kind.runner()).collect();
+    assert!(runners.contains(&"siegfried"), "{runners:?}");
+    assert!(!runners.contains(&"fido-batch"), "{runners:?}");
+    let both = Registry::from_text(path, &default_with_fido()).unwrap();
+    assert_eq!(both.plugins.len(), default.plugins.len() + 1);
+    let fido = both.plugins.iter().find(|p| p.label == "fido").unwrap();
+    assert_eq!(fido.kind.runner(), "fido-batch");
+    assert_eq!(fido.command_line(), "fido -q {paths}");
+}

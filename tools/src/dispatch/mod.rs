@@ -1,13 +1,15 @@
 //! Running what the cache could not answer: for each plugin, its files of the page. Plugins run
 //! concurrently; within one, built-in digests run in parallel on blocking threads, process tools
 //! one process per file, ExifTool a page's requests written ahead to its worker, JHOVE [`BATCH`]
-//! files per process, FIDO's files split over its workers (one per permit) at once. Every tool
-//! process and worker request holds a permit of the process limit (FIDO's and then JHOVE's
-//! batches ask first), and every run ends when the server shuts down.
+//! files per process, the identifiers' (Siegfried's, FIDO's) files split over their workers (one
+//! per permit) at once ([`split`]: a batch's output per file). Every tool process and worker
+//! request holds a permit of the process limit (the identifiers' and then JHOVE's batches ask
+//! first), and every run ends when the server shuts down.
+
+mod split;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -15,21 +17,21 @@ use futures_util::future::join_all;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use super::batch;
 use super::digest;
 use super::exiftool::ExifTool;
 use super::isolate::Isolation;
 use super::loaded::{Loaded, LoadedPlugins, PluginId};
 use super::registry::{Digest, Kind, Plugin};
 use super::run::{self, Ended, Limits, Outcome, MAX_STDERR};
+use super::siegfried;
 use super::stage::{expand, Stage};
-use super::status::{is_past_a_limit, note, Cached, Status};
+use super::status::{note, Cached, Status};
 use super::subject::Subject;
 
-/// Files per batch process (JHOVE, FIDO, `file`): a whole default page of 100 in one.
+/// Files per batch process (JHOVE, Siegfried, FIDO, `file`): a whole default page of 100 in one.
 const BATCH: usize = 128;
-/// Fewest files per part when FIDO's batch is split over its workers: below that, a second
-/// part would save less than it costs to hand out.
+/// Fewest files per part when an identifier's batch is split over its workers: below that, a
+/// second part would save less than it costs to hand out.
 const MIN_PART: usize = 16;
 /// The contract of the process-limit semaphore, for its `expect`.
 const NEVER_CLOSED: &str = "the process-limit semaphore is never closed";
@@ -186,13 +188,12 @@ impl Dispatcher {
                     .collect();
                 self.ask_worker(p, worker, &requests).await
             }
-            Kind::FidoBatch(argv) => {
-                let fido = l
-                    .fido
-                    .as_ref()
-                    .expect("a FIDO plugin whose program was found has workers");
+            Kind::FidoBatch(argv) | Kind::Siegfried(argv) => {
+                let workers = l
+                    .identifier_workers()
+                    .expect("an identifier whose program was found has workers");
                 // One part per worker, at once, unless the parts would be small.
-                let parts = (files.len() / MIN_PART).clamp(1, fido.workers());
+                let parts = (files.len() / MIN_PART).clamp(1, workers);
                 let size = files.len().div_ceil(parts).min(BATCH);
                 let runs = files
                     .chunks(size)
@@ -244,128 +245,6 @@ impl Dispatcher {
             .await
     }
 
-    /// One process for many files (or one batch to FIDO's worker); split its output per file.
-    /// If the batch goes past a limit, each file is tried on its own, so one pathological file
-    /// cannot cost the others their metadata.
-    async fn run_batch(
-        &self,
-        l: &Loaded,
-        argv: &[String],
-        files: &[usize],
-        stage: &Stage,
-        part: usize,
-    ) -> Vec<Cached> {
-        let p = &l.plugin;
-        let paths: Vec<PathBuf> = files.iter().map(|&i| stage.path(i)).collect();
-        let limits = Limits {
-            timeout: p.timeout * files.len().min(8) as u32,
-            max_stdout: p.max_output * files.len(),
-            max_stderr: MAX_STDERR,
-        };
-        let outcome = match &l.fido {
-            Some(fido) => {
-                let _permit = self.permits.acquire().await.expect(NEVER_CLOSED);
-                self.unless_stopped(fido.analyse(part, &paths, &limits))
-                    .await
-            }
-            None => self.run(&expand(argv, &paths), &limits).await,
-        };
-        let lines = match &p.kind {
-            Kind::LinesBatch(_) => batch::split_ordered_lines(&outcome.stdout, files.len()),
-            _ => None,
-        };
-        if let Some(lines) = lines {
-            return self.per_line(p, &outcome, lines);
-        }
-        let unsplittable = matches!(p.kind, Kind::LinesBatch(_));
-        if files.len() > 1 && (unsplittable || is_past_a_limit(&outcome.ended)) {
-            let mut out = Vec::with_capacity(paths.len());
-            for path in paths {
-                out.push(self.run_once(p, expand(argv, &[path])).await);
-            }
-            return out;
-        }
-        let names: Vec<String> = files.iter().map(|&i| stage.name(i)).collect();
-        self.split_batch(p, outcome, &names)
-    }
-
-    /// The results of a `lines-batch` run: each file's line, an error where it says `ERROR:`.
-    fn per_line(&self, p: &Plugin, outcome: &Outcome, lines: Vec<Vec<u8>>) -> Vec<Cached> {
-        let per = outcome.duration / lines.len().max(1) as u32;
-        lines
-            .into_iter()
-            .map(|line| {
-                let code = if line.starts_with(b"ERROR:") { 1 } else { 0 };
-                let one = Outcome {
-                    ended: match outcome.ended {
-                        Ended::Exited(Some(_)) => Ended::Exited(Some(code)),
-                        ref other => other.clone(),
-                    },
-                    stdout: line,
-                    stderr: Vec::new(),
-                    truncated: outcome.truncated,
-                    duration: per,
-                };
-                self.to_cached(p, one)
-            })
-            .collect()
-    }
-
-    /// The result of each of the files `names` from one batch run's `outcome`.
-    fn split_batch(&self, p: &Plugin, outcome: Outcome, names: &[String]) -> Vec<Cached> {
-        let per_ms = outcome.duration.as_millis() as u64 / names.len() as u64;
-        // The status of the whole run (from its exit code), without its output.
-        let mut whole = self.to_cached(
-            p,
-            Outcome {
-                ended: outcome.ended.clone(),
-                stdout: outcome.stdout.clone(),
-                stderr: Vec::new(),
-                truncated: outcome.truncated,
-                duration: outcome.duration,
-            },
-        );
-        whole.stdout.clear();
-        let (stdouts, stderrs): (Vec<Option<Vec<u8>>>, Vec<Vec<u8>>) = match &p.kind {
-            Kind::JhoveBatch(_) => (
-                batch::split_jhove(&outcome.stdout, names),
-                vec![outcome.stderr.clone(); names.len()],
-            ),
-            _ => (
-                batch::split_lines(&outcome.stdout, names)
-                    .into_iter()
-                    .map(Some)
-                    .collect(),
-                batch::split_lines(&outcome.stderr, names),
-            ),
-        };
-        stdouts
-            .into_iter()
-            .zip(stderrs)
-            .map(|(stdout, stderr)| match stdout {
-                Some(stdout) => Cached {
-                    stdout,
-                    stderr,
-                    duration_ms: per_ms,
-                    truncated: outcome.truncated,
-                    ..whole.clone()
-                },
-                None if whole.status != Status::Ok => Cached {
-                    stderr,
-                    duration_ms: per_ms,
-                    ..whole.clone()
-                },
-                None => Cached {
-                    stderr,
-                    ..note(
-                        Status::Failed,
-                        "the batch output has no part for this file".to_owned(),
-                    )
-                },
-            })
-            .collect()
-    }
-
     /// The outcome of `run`, unless the server shuts down first: then `run` is dropped, which
     /// kills its tool's process group, and the outcome says so.
     async fn unless_stopped(&self, run: impl std::future::Future<Output = Outcome>) -> Outcome {
@@ -380,8 +259,22 @@ impl Dispatcher {
         }
     }
 
+    /// The result of `p`'s run `o`. A Siegfried answer that says the file could not be read or
+    /// identified (its `errors`) is an error, though the worker answered as it should.
     fn to_cached(&self, p: &Plugin, o: Outcome) -> Cached {
-        Cached::from_outcome(p, &self.isolation, o)
+        let failed = match (&p.kind, &o.ended) {
+            (Kind::Siegfried(_), Ended::Exited(Some(0))) if !o.truncated => {
+                siegfried::file_error(&o.stdout)
+            }
+            _ => None,
+        };
+        let mut cached = Cached::from_outcome(p, &self.isolation, o);
+        if let (Some(why), Status::Ok) = (failed, cached.status) {
+            cached.status = Status::Error;
+            cached.exit_code = None;
+            cached.note = Some(why);
+        }
+        cached
     }
 }
 

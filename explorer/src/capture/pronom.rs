@@ -1,0 +1,103 @@
+//! The PRONOM format of a file as an identifier's CRATE output names it: Siegfried's JSON
+//! document (`modoai-siegfried`, the default) or FIDO's CSV lines.
+
+use serde::Deserialize;
+
+/// Siegfried's document for one file (`docs/plugins.md`, "Tool facts"): only what names the
+/// format.
+#[derive(Deserialize)]
+struct Document {
+    files: Vec<FileEntry>,
+}
+
+#[derive(Deserialize)]
+struct FileEntry {
+    #[serde(default)]
+    matches: Vec<Match>,
+}
+
+#[derive(Deserialize)]
+struct Match {
+    #[serde(default)]
+    ns: String,
+    id: String,
+    #[serde(default)]
+    format: String,
+}
+
+/// PUID and format name of Siegfried's PRONOM match, if it found one (`UNKNOWN` is none).
+pub(super) fn siegfried(text: &str) -> Option<(String, String)> {
+    let doc: Document = serde_json::from_str(text).ok()?;
+    let found = doc
+        .files
+        .into_iter()
+        .next()?
+        .matches
+        .into_iter()
+        .find(|m| m.ns == "pronom" && m.id != "UNKNOWN" && !m.id.is_empty())?;
+    Some((found.id, found.format))
+}
+
+/// PUID and format name of FIDO's best match: a signature or container match before an
+/// extension-only one. FIDO's CSV: `OK,MS,PUID,"NAME","SIGNATURE",SIZE,"PATH","MIME","HOW"`.
+pub(super) fn fido(text: &str) -> Option<(String, String)> {
+    let matches: Vec<Vec<String>> = text
+        .lines()
+        .map(csv)
+        .filter(|f| f.len() >= 9 && f[0] == "OK" && !f[2].is_empty())
+        .collect();
+    let best = matches
+        .iter()
+        .find(|f| f[8] != "extension")
+        .or(matches.first())?;
+    Some((best[2].clone(), best[3].clone()))
+}
+
+/// One CSV line, with `"…"` fields and `""` for a quote inside them.
+fn csv(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                out.last_mut().expect("never empty").push('"');
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(String::new()),
+            (c, _) => out.last_mut().expect("never empty").push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn siegfried_documents() {
+        let doc = r#"{"siegfried":"1.11.9","signature":"default.sig","files":[{"filename":"f000001.jpg","errors":"","matches":[{"ns":"pronom","id":"fmt/43","format":"JPEG File Interchange Format","version":"1.01","mime":"image/jpeg","class":"Image (Raster)","basis":"extension match jpg; byte match at [[0 14] [2506 2]]","warning":""}]}]}"#;
+        assert_eq!(
+            siegfried(doc),
+            Some(("fmt/43".into(), "JPEG File Interchange Format".into()))
+        );
+        assert_eq!(siegfried(&doc.replace("fmt/43", "UNKNOWN")), None);
+        assert_eq!(
+            siegfried(r#"{"files":[{"errors":"empty source","matches":[]}]}"#),
+            None
+        );
+        assert_eq!(siegfried("OK,3,fmt/43,\"JPEG\""), None, "not JSON");
+    }
+
+    #[test]
+    fn fido_lines() {
+        assert_eq!(
+            fido("OK,12,x-fmt/111,\"Plain Text File\",\"\",5,\"f.txt\",\"text/plain\",\"extension\"\nOK,3,fmt/43,\"JPEG File Interchange Format\",\"JFIF 1.01\",99,\"f000001.jpg\",\"image/jpeg\",\"signature\""),
+            Some(("fmt/43".into(), "JPEG File Interchange Format".into())),
+            "a signature match before an extension-only one"
+        );
+        assert_eq!(csv(r#"a,"b,c","d""e""#), ["a", "b,c", "d\"e"]);
+    }
+}
