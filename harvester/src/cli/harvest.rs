@@ -73,7 +73,7 @@ pub(super) fn run(
     handle: tokio::runtime::Handle,
     quiet: bool,
     cancel: tokio_util::sync::CancellationToken,
-) -> anyhow::Result<u8> {
+) -> anyhow::Result<Exit> {
     check_date("--from", args.from.as_deref())?;
     check_date("--until", args.until.as_deref())?;
     if args.index && args.warc.store.is_some() {
@@ -116,7 +116,7 @@ pub(super) fn run(
     match &result.error {
         Some(_) if result.is_interrupted() => eprintln!("{}", interrupt::INTERRUPTED),
         Some(e) => {
-            eprintln!("error: {e}");
+            modoai_cli::report(PROGRAM, e);
             if !usage && (result.pages > 0 || result.resumed) {
                 eprintln!("run the same command again to continue from the last completed page");
             }
