@@ -81,19 +81,22 @@ fn copies(photo: &[u8], dir: &Path, n: usize, tag: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `n` one-line text files, 1000 per folder: `d0000/f0000000.txt` …
+/// Files per folder of [`small_files`]: a million files are 10,000 folders, each a folder set.
+pub(crate) const FILES_PER_FOLDER: usize = 100;
+
+/// `n` one-line text files, [`FILES_PER_FOLDER`] per folder: `d0000/f0000000.txt` …
 pub(crate) fn small_files(dir: &Path, n: usize) -> anyhow::Result<Vec<String>> {
     let mut paths = Vec::with_capacity(n.min(1000));
     for i in 0..n {
-        let folder = dir.join(format!("d{:04}", i / 1000));
-        if i % 1000 == 0 {
-            fs::create_dir_all(&folder)?;
+        let folder = format!("d{:04}", i / FILES_PER_FOLDER);
+        if i % FILES_PER_FOLDER == 0 {
+            fs::create_dir_all(dir.join(&folder))?;
         }
         let name = format!("f{i:07}.txt");
-        let mut f = fs::File::create(folder.join(&name))?;
+        let mut f = fs::File::create(dir.join(&folder).join(&name))?;
         writeln!(f, "line {i}")?;
         if paths.len() < 1000 {
-            paths.push(format!("d{:04}/{name}", i / 1000));
+            paths.push(format!("{folder}/{name}"));
         }
     }
     Ok(paths)

@@ -38,6 +38,7 @@ mod policy;
 mod recycle;
 mod server;
 mod service;
+pub mod sets;
 pub mod site;
 mod xml;
 

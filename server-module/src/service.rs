@@ -151,6 +151,7 @@ impl<S> OaiPmh<S> {
                     keep_changes: config.change_log_retention,
                     own: config.own_files(),
                     types,
+                    sets: config.sets.clone(),
                 };
                 tokio::spawn(index::maintain(index.clone(), maintenance));
                 if let Some(plugins) = &config.plugins {

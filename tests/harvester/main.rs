@@ -15,6 +15,7 @@ mod pyoai;
 mod reading;
 mod scripted;
 mod services;
+mod sets;
 mod terminal;
 mod wacz;
 

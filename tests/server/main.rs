@@ -29,6 +29,7 @@ mod persist;
 mod records;
 mod reload;
 mod resourcesync;
+mod sets;
 mod shutdown;
 mod verbs;
 mod watch;

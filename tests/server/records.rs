@@ -5,6 +5,7 @@ use std::os::unix::fs::symlink;
 use std::time::Duration;
 
 use integration_tests::{Server, TestSite};
+use modoai::sets::FolderSets;
 
 #[tokio::test]
 async fn only_visible_regular_files_inside_the_root() {
@@ -86,7 +87,8 @@ async fn only_visible_regular_files_inside_the_root() {
 #[tokio::test]
 async fn one_type_for_visitors_and_records() {
     let site = TestSite::example();
-    let server = Server::start(site.path(), |c| c).await;
+    // The MIME sets are the subject here; the folder sets are `sets.rs`'s.
+    let server = Server::start(site.path(), |c| c.folder_sets(FolderSets::Off)).await;
     let plain = server.get(&server.id("data/logo-copy")).await;
     assert_eq!(
         plain.headers["content-type"], "image/png",

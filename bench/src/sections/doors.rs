@@ -75,7 +75,8 @@ fn touch(site: &Path, n: usize, k: usize) -> anyhow::Result<()> {
     let now = SystemTime::now();
     for j in 0..k {
         let i = j * (n / k);
-        let path = site.join(format!("d{:04}/f{i:07}.txt", i / 1000));
+        let folder = i / crate::data::FILES_PER_FOLDER;
+        let path = site.join(format!("d{folder:04}/f{i:07}.txt"));
         std::fs::File::options()
             .write(true)
             .open(&path)?

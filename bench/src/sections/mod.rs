@@ -6,6 +6,7 @@ pub(crate) mod harvester;
 pub(crate) mod memory;
 pub(crate) mod plugins;
 pub(crate) mod scale;
+pub(crate) mod sets;
 pub(crate) mod shards;
 pub(crate) mod store;
 pub(crate) mod throughput;

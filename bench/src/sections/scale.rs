@@ -1,6 +1,7 @@
-//! Scale: a tree of many small files: the first index's time and the server's memory; a restart
-//! with the stored index; ListIdentifiers page latency at the start of the list vs at 99 % of it;
-//! the ResourceSync lists of the same index (`doors`).
+//! Scale: a tree of many small files (100 per folder): the first index's time and the server's
+//! memory; a restart with the stored index; ListIdentifiers page latency at the start of the list
+//! vs at 99 % of it; a folder set's page and ListSets over every folder (`sets`); the ResourceSync
+//! lists of the same index (`doors`).
 
 use std::process::Command;
 use std::time::Instant;
@@ -67,6 +68,8 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
     };
     let start_ms = time(first).await?;
     let end_ms = time(at99).await?;
+    let folders = n.div_ceil(data::FILES_PER_FOLDER);
+    let sets = super::sets::figures(&http, &oai, folders, start_ms, &urls, ctx.size(20, 5)).await?;
     let doors =
         super::doors::rates(&http, &base, &site, n, ctx.size(50_000, 250), list_secs).await?;
     let rss_peak = server.peak_mib();
@@ -109,6 +112,7 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
         )
         .peer("first page", start_ms),
     ];
+    figures.extend(sets);
     figures.extend(doors);
     Ok(figures)
 }

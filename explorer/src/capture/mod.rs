@@ -1,6 +1,6 @@
 //! Captures: one per archived payload record (a `resource`, or a `revisit` of identical bytes),
-//! with everything known about it. [`plan`] lists them from an archive's ledger (cheap, in
-//! order); [`Capture::load`] reads their bytes and CRATE and extracts text and findings.
+//! with everything known about it. [`Planner`] lists them from an archive's ledger (cheap, in
+//! order); [`Loader::load`] reads their bytes and CRATE and extracts text and findings.
 
 mod findings;
 mod load;

@@ -32,7 +32,7 @@ pub fn document(f: &Fields, c: &Capture) -> TantivyDocument {
     d.add_text(f.day, &day);
     d.add_text(f.datestamp, &p.datestamp);
     d.add_text(f.mime, &p.mime);
-    for s in &p.sets {
+    for s in with_ancestors(&p.sets) {
         d.add_text(f.set, s);
     }
     d.add_u64(f.size, c.size);
@@ -79,4 +79,36 @@ pub fn document(f: &Fields, c: &Capture) -> TantivyDocument {
         d.add_text(f.keyword, k);
     }
     d
+}
+
+/// Each set and every set above it (`a:b:c` is in `a:b` and `a`, OAI-PMH §2.7.2), once: a
+/// provider's header may name only the deepest set of a hierarchy (a modoai folder set), and the
+/// facet of a set counts the captures of the sets below it, as harvesting it would.
+fn with_ancestors(sets: &[String]) -> std::collections::BTreeSet<&str> {
+    sets.iter()
+        .flat_map(|s| {
+            std::iter::once(s.as_str()).chain(s.match_indices(':').map(move |(i, _)| &s[..i]))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod set_tests {
+    #[test]
+    fn a_set_brings_its_ancestors_once() {
+        let sets = ["path:docs:reports", "mime", "mime:text", "conf:2019"].map(String::from);
+        let all: Vec<&str> = super::with_ancestors(&sets).into_iter().collect();
+        assert_eq!(
+            all,
+            [
+                "conf",
+                "conf:2019",
+                "mime",
+                "mime:text",
+                "path",
+                "path:docs",
+                "path:docs:reports"
+            ]
+        );
+    }
 }

@@ -37,6 +37,8 @@ struct FormatReport {
 struct SetReport {
     spec: String,
     name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
 }
 
 /// Asks the endpoint, then prints what it answered.
@@ -60,7 +62,11 @@ pub(crate) fn show(
         true => Some(
             endpoint::sets(client, handle, url)?
                 .into_iter()
-                .map(|(spec, name)| SetReport { spec, name })
+                .map(|s| SetReport {
+                    spec: s.spec,
+                    name: s.name,
+                    description: s.description,
+                })
                 .collect(),
         ),
         false => None,
@@ -106,6 +112,9 @@ fn text(out: &mut impl Write, r: &EndpointReport) -> std::io::Result<()> {
         writeln!(out, "sets: {}", sets.len())?;
         for s in sets {
             writeln!(out, "  {:<30} {}", s.spec, s.name)?;
+            if let Some(d) = &s.description {
+                writeln!(out, "  {:<30}   {d}", "")?;
+            }
         }
     }
     Ok(())

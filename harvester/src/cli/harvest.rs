@@ -35,8 +35,9 @@ pub(super) struct HarvestArgs {
     /// The metadata format. Default: oai_crate when the endpoint offers it, else oai_dc.
     #[arg(long, value_name = "PREFIX")]
     metadata_prefix: Option<String>,
-    /// Harvest only this set. One the endpoint does not list (ListSets) is an error, not an
-    /// empty harvest.
+    /// Harvest only this set and the sets below it: a MIME set (mime:image), a folder
+    /// (path:reports) or a named set of a modoai site, any set of another endpoint. One the
+    /// endpoint does not list (ListSets) is an error, not an empty harvest.
     #[arg(long, value_name = "SPEC")]
     set: Option<String>,
     /// Only records changed since this date (YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ). Default: the

@@ -26,7 +26,7 @@ Exit codes: see modoai-harvester --help.")]
     Endpoint {
         /// The OAI-PMH base URL.
         url: String,
-        /// Also list the sets (may take many requests).
+        /// Also list the sets, with their names and descriptions (may take many requests).
         #[arg(long)]
         sets: bool,
         /// Print JSON instead of text.

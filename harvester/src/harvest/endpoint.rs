@@ -23,6 +23,17 @@ pub struct Format {
     pub namespace: String,
 }
 
+/// A set the endpoint lists (ListSets, §4.6).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetInfo {
+    /// `setSpec`.
+    pub spec: String,
+    /// `setName`.
+    pub name: String,
+    /// The text of `setDescription`, if any.
+    pub description: Option<String>,
+}
+
 /// Fetches and parses one small page whole, with the page retry policy of the harvest; the
 /// `first` request to the endpoint gets the short policy ([`Client::get_first`]) and is not
 /// fetched again when its body is no OAI-PMH: a wrong URL fails at once.
@@ -122,15 +133,11 @@ pub(crate) fn formats_with(net: Net<'_>, base: &str) -> Result<Vec<Format>, Harv
 }
 
 /// Every set (`noSetHierarchy` is an empty list), following resumption tokens.
-pub fn sets(
-    client: &Client,
-    handle: &Handle,
-    base: &str,
-) -> Result<Vec<(String, String)>, HarvestError> {
+pub fn sets(client: &Client, handle: &Handle, base: &str) -> Result<Vec<SetInfo>, HarvestError> {
     sets_with(net(client, handle, &CancellationToken::new()), base)
 }
 
-pub(crate) fn sets_with(net: Net<'_>, base: &str) -> Result<Vec<(String, String)>, HarvestError> {
+pub(crate) fn sets_with(net: Net<'_>, base: &str) -> Result<Vec<SetInfo>, HarvestError> {
     let mut out = Vec::new();
     let mut token: Option<String> = None;
     let mut seen = HashSet::new();
@@ -153,7 +160,15 @@ pub(crate) fn sets_with(net: Net<'_>, base: &str) -> Result<Vec<(String, String)
         token = None;
         for e in events {
             match e {
-                PageEvent::Set { spec, name } => out.push((spec, name)),
+                PageEvent::Set {
+                    spec,
+                    name,
+                    description,
+                } => out.push(SetInfo {
+                    spec,
+                    name,
+                    description,
+                }),
                 PageEvent::Token(t) if !t.is_final() => token = Some(t.token),
                 _ => {}
             }

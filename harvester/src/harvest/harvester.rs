@@ -331,7 +331,7 @@ impl<'a> Harvester<'a> {
         }
         let sets: Vec<String> = endpoint::sets_with(self.net(), ctx.endpoint())?
             .into_iter()
-            .map(|(spec, _)| spec)
+            .map(|s| s.spec)
             .collect();
         if sets.contains(set) {
             return Ok(());

@@ -31,7 +31,7 @@ mod root;
 mod store;
 mod summary;
 
-pub use endpoint::Format;
+pub use endpoint::{Format, SetInfo};
 pub use error::HarvestError;
 pub use harvester::Harvester;
 pub use options::HarvestOptions;

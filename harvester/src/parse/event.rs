@@ -18,12 +18,14 @@ pub enum PageEvent {
     Header(Header),
     /// A `<record>` of ListRecords (§4.5) or GetRecord (§4.1).
     Record(Record),
-    /// A `<set>` of ListSets (§4.6). `setDescription` is skipped.
+    /// A `<set>` of ListSets (§4.6).
     Set {
         /// `<setSpec>`.
         spec: String,
         /// `<setName>`.
         name: String,
+        /// The text of `<setDescription>` (such as its `dc:description`), if any.
+        description: Option<String>,
     },
     /// A `<metadataFormat>` of ListMetadataFormats (§4.4).
     Format {

@@ -54,7 +54,7 @@ fn page(name: &str) -> Page {
             PageEvent::Error(e) => page.errors.push(e.code),
             PageEvent::Header(h) => page.headers.push(h),
             PageEvent::Record(r) => page.records.push(r),
-            PageEvent::Set { spec, name } => page.sets.push((spec, name)),
+            PageEvent::Set { spec, name, .. } => page.sets.push((spec, name)),
             PageEvent::Format {
                 prefix,
                 schema,

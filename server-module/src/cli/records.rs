@@ -8,8 +8,10 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::cli::{CliError, RecordsArgs};
+use crate::index::url_path;
 use crate::index::{survey, Candidate, Skip};
 use crate::protocol::setspec::mime_set_specs;
+use crate::sets::Definitions;
 use crate::{Config, FileConfig, OwnFiles, Plugins};
 
 /// One line of `modoai records --json` (JSON Lines, one object per path).
@@ -23,9 +25,13 @@ pub struct RecordLine {
     /// A record's MIME type, as the server sends it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mime: Option<String>,
-    /// A record's sets.
+    /// A record's MIME sets.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sets: Vec<String>,
+    /// A record's folder set and named sets, each with why it is in it: `folder`, or `include`
+    /// and the pattern that matched.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub site_sets: std::collections::BTreeMap<String, String>,
     /// A record's size in bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
@@ -49,7 +55,11 @@ pub async fn records(args: RecordsArgs) -> Result<(), CliError> {
         None => FileConfig::default(),
     };
     let root = super::serve::root_of(args.root.as_ref(), &file)?;
-    let mut config = Config::new(&root, "http://localhost/")?;
+    let mut config =
+        Config::new(&root, "http://localhost/")?.named_sets(file.named_sets().to_vec())?;
+    if let Some(folders) = file.oai.folder_sets {
+        config = config.folder_sets(folders);
+    }
     if let Some(path) = &args.config {
         config = config.config_file(path);
     }
@@ -61,11 +71,13 @@ pub async fn records(args: RecordsArgs) -> Result<(), CliError> {
     }
     let own = config.own_files();
     let plugins = config.plugins.clone();
+    let sets = config.sets.current();
     let json = args.json;
-    let counts = tokio::task::spawn_blocking(move || list(&root, &own, plugins.as_ref(), json))
-        .await
-        .map_err(|e| CliError::runtime("listing the root")(std::io::Error::other(e)))?
-        .map_err(CliError::runtime("writing the list"))?;
+    let counts =
+        tokio::task::spawn_blocking(move || list(&root, &own, plugins.as_ref(), &sets, json))
+            .await
+            .map_err(|e| CliError::runtime("listing the root")(std::io::Error::other(e)))?
+            .map_err(CliError::runtime("writing the list"))?;
     eprintln!("{}", counts.summary());
     Ok(())
 }
@@ -75,6 +87,7 @@ fn list(
     root: &Path,
     own: &OwnFiles,
     plugins: Option<&Plugins>,
+    sets: &Definitions,
     json: bool,
 ) -> std::io::Result<Counts> {
     let canonical = std::fs::canonicalize(root)?;
@@ -83,7 +96,8 @@ fn list(
     let mut counts = Counts::default();
     let mut result = Ok(());
     survey(&canonical, &canonical, own, Path::new(""), |rel, found| {
-        let line = describe(&canonical, rel, found, plugins);
+        let mut line = describe(&canonical, rel, found, plugins);
+        add_sets(&mut line, sets);
         counts.add(&line);
         result = if json {
             serde_json::to_writer(&mut out, &line)
@@ -116,6 +130,7 @@ fn describe(
         record: false,
         mime: None,
         sets: Vec::new(),
+        site_sets: Default::default(),
         size: None,
         plugins: None,
         reason: None,
@@ -137,6 +152,26 @@ fn describe(
         }
     }
     line
+}
+
+/// A record's folder and named sets, and why it is in each.
+fn add_sets(line: &mut RecordLine, sets: &Definitions) {
+    let Some(mime) = line.mime.as_deref().filter(|_| line.record) else {
+        return;
+    };
+    let rel = Path::new(&line.path);
+    let path = url_path::encode(rel);
+    let m = sets.membership(&path, mime);
+    for (i, spec) in m.specs(&path).into_iter().enumerate() {
+        let why = match sets.find(&spec) {
+            Some(set) if i > 0 || m.folder.is_none() => match set.reason(rel) {
+                Some(p) => format!("include {p:?}"),
+                None => "include".to_owned(),
+            },
+            _ => "folder".to_owned(),
+        };
+        line.site_sets.insert(spec, why);
+    }
 }
 
 /// The reason's key and its explanation.
@@ -168,6 +203,14 @@ fn text(line: &RecordLine) -> String {
     if line.record {
         let mime = line.mime.as_deref().unwrap_or_default();
         let mut s = format!("record  {mime:<28} {}", line.path);
+        let drawn: Vec<String> = line
+            .site_sets
+            .iter()
+            .map(|(spec, why)| format!("{spec} ({why})"))
+            .collect();
+        if !drawn.is_empty() {
+            s.push_str(&format!("  [sets: {}]", drawn.join(", ")));
+        }
         if let Some(p) = &line.plugins {
             let tools = if p.is_empty() {
                 "none".to_owned()

@@ -24,10 +24,10 @@ pub async fn serve(args: ServeArgs) -> Result<(), CliError> {
         .local_addr()
         .map_err(CliError::runtime("reading the address listened on"))?;
     let config = configure(&args, &file, &root, local).await?;
-    // [access] and [flow] follow the file: reloaded on SIGHUP and when it changes.
+    // [access], [flow] and [[sets]] follow the file: reloaded on SIGHUP and when it changes.
     let _reloader = match &args.config {
         Some(path) => Some(
-            Reloader::spawn(config.policy().clone(), path.clone(), true)
+            Reloader::spawn_for(&config, path.clone(), true)
                 .map_err(CliError::runtime("following the configuration file"))?,
         ),
         None => None,
@@ -105,7 +105,8 @@ async fn configure(
         .apply_server(&file.server)?
         .apply_policy(&file.access, &file.flow)?
         .apply_observation(&file.log, &file.metrics)?
-        .apply_front_doors(&file.front_doors);
+        .apply_front_doors(&file.front_doors)
+        .named_sets(file.named_sets().to_vec())?;
     if let Some(format) = args.access_log {
         config = config.access_log(format);
     }

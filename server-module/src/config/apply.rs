@@ -67,6 +67,9 @@ impl Config {
             let days = nonzero(days, "change-log-days")?.min(1_000_000);
             self = self.change_log_retention(Duration::from_secs(days * 24 * 3600));
         }
+        if let Some(f) = oai.folder_sets {
+            self = self.folder_sets(f);
+        }
         Ok(self)
     }
 }

@@ -46,6 +46,8 @@ pub struct Config {
     pub(crate) own_paths: Vec<(crate::OwnKind, PathBuf)>,
     pub(crate) doors: crate::doors::Doors,
     pub(crate) state_dir: Option<PathBuf>,
+    /// The folder and named sets, shared with the reloader and the index.
+    pub(crate) sets: crate::sets::SiteSets,
     /// True for the standalone server: the index types files itself instead of asking the site.
     pub(crate) standalone: bool,
 }
@@ -84,6 +86,7 @@ impl Config {
             own_paths: Vec::new(),
             doors: crate::doors::Doors::default(),
             state_dir: None,
+            sets: crate::sets::SiteSets::default(),
             standalone: false,
         })
     }
@@ -342,6 +345,26 @@ impl Config {
     pub fn shutdown_grace(mut self, t: Duration) -> Self {
         self.shutdown_grace = t;
         self
+    }
+
+    /// Which folders of the site are sets ([`FolderSets`](crate::sets::FolderSets)). A change
+    /// moves the datestamp of every record whose sets it changes. Defaults to every folder.
+    pub fn folder_sets(self, folders: crate::sets::FolderSets) -> Self {
+        let current = self.sets.current();
+        let named = current.named().to_vec();
+        let defs = crate::sets::Definitions::new(folders, named)
+            .expect("sets already checked together stay valid with another folder setting");
+        self.sets.replace(defs);
+        self
+    }
+
+    /// The named sets of the site, replacing those set before; an error for sets that cannot
+    /// work together (a spec twice, a parent missing, a set that includes nothing). A change
+    /// moves the datestamp of every record whose sets it changes. Defaults to none.
+    pub fn named_sets(self, sets: Vec<crate::sets::NamedSet>) -> Result<Self, ConfigError> {
+        let defs = crate::sets::Definitions::new(self.sets.current().folders, sets)?;
+        self.sets.replace(defs);
+        Ok(self)
     }
 
     /// The document root.

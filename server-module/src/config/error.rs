@@ -44,6 +44,21 @@ pub enum ConfigError {
         /// toml's message, naming the line and key.
         message: String,
     },
+    /// A `[[sets]]` entry that cannot work.
+    #[error("{}:{line}: {key} of [[sets]]: {error}", path.display())]
+    Set {
+        /// The file.
+        path: PathBuf,
+        /// The line of the key.
+        line: usize,
+        /// The key.
+        key: &'static str,
+        /// What is wrong.
+        error: crate::sets::SetError,
+    },
+    /// Named sets given in code that cannot work together.
+    #[error(transparent)]
+    Sets(#[from] crate::sets::SetError),
     /// `listen` of `[metrics]` is not an address.
     #[error("listen = {0:?} of [metrics] is not an IP:PORT address (e.g. \"127.0.0.1:9464\")")]
     MetricsListen(String),

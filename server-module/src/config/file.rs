@@ -3,8 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use toml::Spanned;
 
 use super::ConfigError;
+use crate::sets::{resolve_entries, FolderSets, NamedSet, SetEntry};
 
 /// The configuration file (`--config FILE`), TOML. Unknown keys are errors.
 #[derive(Debug, Default, Deserialize)]
@@ -31,6 +33,12 @@ pub struct FileConfig {
     /// `[front-doors]`: the HTML view and FAIR Signposting.
     #[serde(default)]
     pub front_doors: crate::doors::FrontDoorsSection,
+    /// `[[sets]]`: named sets of files (reloaded without restart).
+    #[serde(default)]
+    pub sets: Vec<Spanned<SetEntry>>,
+    /// The named sets of `sets`, resolved when the file was loaded.
+    #[serde(skip)]
+    named: Vec<NamedSet>,
 }
 
 /// `[server]` of the configuration file.
@@ -74,6 +82,7 @@ pub struct OaiSection {
     pub watch: Option<bool>,
     pub deleted_records: Option<bool>,
     pub change_log_days: Option<u64>,
+    pub folder_sets: Option<FolderSets>,
 }
 
 impl FileConfig {
@@ -90,7 +99,19 @@ impl FileConfig {
             message: e.to_string(),
         })?;
         file.resolve_paths(path.parent().unwrap_or(Path::new("")));
+        file.resolve_sets(path, &text)?;
         Ok(file)
+    }
+
+    /// Resolves `[[sets]]` of the file at `path`, whose text is `text`.
+    pub(crate) fn resolve_sets(&mut self, path: &Path, text: &str) -> Result<(), ConfigError> {
+        self.named = resolve_entries(&self.sets, path, text)?;
+        Ok(())
+    }
+
+    /// The named sets of `[[sets]]`, resolved.
+    pub fn named_sets(&self) -> &[NamedSet] {
+        &self.named
     }
 
     /// Makes the file's relative paths relative to `folder` instead.

@@ -1,7 +1,7 @@
 //! The front doors beside OAI-PMH, all over the one site index: OAI-PMH for people (an HTML view
 //! chosen by content negotiation, with the XML at a route of its own), FAIR Signposting
 //! (`Link` headers on every file that is a record, and a Linkset per file) and ResourceSync
-//! (Sitemap lists of the files and of their changes: [`resourcesync`]).
+//! (Sitemap lists of the files and of their changes: `resourcesync`).
 //!
 //! The paths the layer answers, below the OAI route (default `/modoai`):
 //!
@@ -11,7 +11,7 @@
 //! | `/modoai/xml` | OAI-PMH XML, always |
 //! | `/modoai/linkset?uri=ID` | the file's Linkset, `application/linkset` |
 //! | `/modoai/linkset.json?uri=ID` | the file's Linkset, `application/linkset+json` |
-//! | `/modoai/resourcesync/…`, `/.well-known/resourcesync` | ResourceSync ([`resourcesync`]) |
+//! | `/modoai/resourcesync/…`, `/.well-known/resourcesync` | ResourceSync (`resourcesync`) |
 //! | `/modoai/modoai.xsd` | the schema of modoai's own elements (Identify's description) |
 //! | `/robots.txt` | the site's, or one naming the Resource List when the site has none |
 

@@ -32,6 +32,13 @@ pub(crate) struct Catalog {
     /// stores written before it was recorded.
     #[serde(default)]
     pub(super) log_from: Option<i64>,
+    /// Folder sets holding at least one record (the keys of `set_counts` tagged as folders).
+    #[serde(default)]
+    pub(super) folder_sets: u64,
+    /// The fingerprint of the set definitions every record's sets follow; absent in stores
+    /// written before sets were stored, or while a change of definitions is applied.
+    #[serde(default)]
+    pub(super) sets_fingerprint: Option<String>,
     #[serde(skip)]
     ids: HashMap<Arc<str>, u32>,
 }

@@ -7,12 +7,15 @@
 //! | `records` | URL path | [`Record`] |
 //! | `order` | datestamp, URL path | empty |
 //! | `sets` | MIME id (4 bytes), datestamp, URL path | empty |
+//! | `members` | set key (tag, name), `0`, datestamp, URL path | empty |
+//! | `set_counts` | set key | records (deletions included), 8 bytes |
 //! | `changes` | datestamp, sequence number (8 bytes) | [`ChangeKind`] byte, URL path |
 //! | `meta` | name | the [`Catalog`](super::catalog::Catalog) as JSON |
 
 use modoai_protocol::Datestamp;
 
 use super::entry::Stamp;
+use crate::sets::Membership;
 
 /// Bytes of an encoded datestamp.
 pub(super) const DS: usize = 8;
@@ -46,41 +49,71 @@ pub(super) fn set_key(mime: u32, d: Datestamp, path: &str) -> Vec<u8> {
     k
 }
 
+/// The key of `members`: the set's key, a `0` byte (no set key holds one), datestamp, path.
+pub(super) fn member_key(set: &[u8], d: Datestamp, path: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(set.len() + 1 + DS + path.len());
+    k.extend_from_slice(set);
+    k.push(0);
+    k.extend_from_slice(&ds_bytes(d));
+    k.extend_from_slice(path.as_bytes());
+    k
+}
+
+/// The first key of a set's range of `members`, and the key after its range.
+pub(super) fn member_range(set: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let mut start = set.to_vec();
+    start.push(0);
+    let mut end = set.to_vec();
+    end.push(1);
+    (start, end)
+}
+
+/// A count of `set_counts`.
+pub(super) fn count_from(b: &[u8]) -> u64 {
+    b.try_into().map_or(0, u64::from_be_bytes)
+}
+
 /// The path of an `order` key (after the datestamp), if it is UTF-8 (every stored path is).
 pub(super) fn path_of_order_key(k: &[u8]) -> Option<&str> {
     std::str::from_utf8(k.get(DS..)?).ok()
 }
 
 /// What one stored record says: one version of a file, or the deletion of one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Record {
     pub(crate) datestamp: Datestamp,
     /// The MIME id in the catalog.
     pub(crate) mime: u32,
     pub(crate) stamp: Stamp,
     pub(crate) deleted: bool,
+    /// Its folder and named sets, as linked in `members`.
+    pub(crate) sets: Membership,
 }
 
-/// Bytes of an encoded [`Record`].
+/// Bytes of an encoded [`Record`] before its sets (all of it in stores written before sets were
+/// stored: their records are in no folder or named set).
 const RECORD: usize = DS + 4 + 8 + 16 + 8 + 1;
 
 impl Record {
-    pub(super) fn encode(&self) -> [u8; RECORD] {
-        let mut b = [0u8; RECORD];
+    pub(super) fn encode(&self) -> Vec<u8> {
+        let mut b = vec![0u8; RECORD];
         b[..8].copy_from_slice(&ds_bytes(self.datestamp));
         b[8..12].copy_from_slice(&self.mime.to_be_bytes());
         b[12..20].copy_from_slice(&self.stamp.size.to_be_bytes());
         b[20..36].copy_from_slice(&self.stamp.mtime_ns.to_be_bytes());
         b[36..44].copy_from_slice(&self.stamp.inode.to_be_bytes());
         b[44] = u8::from(self.deleted);
+        self.sets.encode(&mut b);
         b
     }
 
     /// The record of `b`, or `None` if `b` is not one (a store from another version).
     pub(super) fn decode(b: &[u8]) -> Option<Record> {
-        if b.len() != RECORD {
-            return None;
-        }
+        let sets = match b.get(RECORD..) {
+            None => return None,
+            Some([]) => Membership::default(),
+            Some(rest) => Membership::decode(rest)?,
+        };
         let u64_at = |i: usize| u64::from_be_bytes(b[i..i + 8].try_into().expect("8 bytes"));
         Some(Record {
             datestamp: ds_from(b),
@@ -91,6 +124,7 @@ impl Record {
                 inode: u64_at(36),
             },
             deleted: b[44] != 0,
+            sets,
         })
     }
 }
@@ -180,9 +214,19 @@ mod tests {
                 inode: 99,
             },
             deleted: true,
+            sets: Membership {
+                folder: Some(1),
+                named: vec![std::sync::Arc::from("reports")],
+            },
         };
-        assert_eq!(Record::decode(&r.encode()), Some(r));
+        assert_eq!(Record::decode(&r.encode()), Some(r.clone()));
         assert_eq!(Record::decode(b"short"), None);
+        let old_layout = &r.encode()[..RECORD];
+        assert_eq!(
+            Record::decode(old_layout).map(|o| o.sets),
+            Some(Membership::default()),
+            "a record stored before sets is in none"
+        );
         let k = change_key(Datestamp::from_unix(10), 42);
         let v = change_value(ChangeKind::Updated, "a%20b/c.txt");
         assert_eq!(

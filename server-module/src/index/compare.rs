@@ -137,14 +137,22 @@ impl Compare<'_> {
             .ok()?
             .and_then(|v| Record::decode(&v));
         match scan::candidate(self.root, self.root, self.own, rel) {
-            Some(c) if stored.is_some_and(|r| !r.deleted && r.stamp == c.stamp) => None,
+            Some(c)
+                if stored
+                    .as_ref()
+                    .is_some_and(|r| !r.deleted && r.stamp == c.stamp) =>
+            {
+                None
+            }
             Some(c) => {
                 let mime = self
                     .detect
                     .then(|| crate::mime::detect(&self.root.join(rel)));
                 Some(Work::Check(c, mime))
             }
-            None if stored.is_some_and(|r| !r.deleted) => Some(Work::Gone(Arc::from(path))),
+            None if stored.as_ref().is_some_and(|r| !r.deleted) => {
+                Some(Work::Gone(Arc::from(path)))
+            }
             None => None,
         }
     }

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use modoai_protocol::setspec::mime_set_specs;
 use modoai_protocol::Datestamp;
 
+use crate::sets::Membership;
+
 /// A position in the stable order of records: datestamp first, then the URL path.
 pub(crate) type Key = (Datestamp, Arc<str>);
 
@@ -28,6 +30,8 @@ pub(crate) struct Entry {
     pub(crate) mime: Arc<str>,
     pub(crate) stamp: Stamp,
     pub(crate) deleted: bool,
+    /// Its folder and named sets.
+    pub(crate) sets: Membership,
 }
 
 impl Entry {
@@ -37,8 +41,11 @@ impl Entry {
         super::url_path::decode(&self.path)
     }
 
-    /// `mime`, `mime:TYPE`, `mime:TYPE:SUBTYPE`.
-    pub(crate) fn set_specs(&self) -> [String; 3] {
-        mime_set_specs(&self.mime)
+    /// Its setSpecs: `mime`, `mime:TYPE`, `mime:TYPE:SUBTYPE`, then its folder set and its
+    /// named sets.
+    pub(crate) fn set_specs(&self) -> Vec<String> {
+        let mut specs = mime_set_specs(&self.mime).to_vec();
+        specs.extend(self.sets.specs(&self.path));
+        specs
     }
 }

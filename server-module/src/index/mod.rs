@@ -9,6 +9,7 @@
 //! | `catalog.rs` | MIME types and counts, stored with the records |
 //! | `read.rs` | consistent, dated views: records, pages, counts, changes |
 //! | `write.rs` | atomic batches and the datestamp rule |
+//! | `regroup.rs` | a change of set definitions applied to every record it concerns |
 //! | `retain.rs` | the change log's retention, and where its history starts |
 //! | `bulk.rs`, `sort.rs` | the first index of a site, loaded in bulk |
 //! | `walk.rs`, `compare.rs` | the walk in key order, and its merge with the stored records |
@@ -24,6 +25,7 @@ mod compare;
 mod entry;
 mod filter;
 mod read;
+mod regroup;
 mod retain;
 mod scan;
 mod sort;
@@ -47,5 +49,7 @@ pub(crate) use store::Index;
 pub use store::IndexError;
 pub(crate) use watch::{maintain, Maintenance, Types};
 
+#[cfg(test)]
+mod sets_tests;
 #[cfg(test)]
 mod tests;

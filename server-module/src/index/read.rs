@@ -7,13 +7,13 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use fjall::{Keyspace, Readable, Snapshot};
-use modoai_protocol::setspec::MIME_ROOT;
 use modoai_protocol::Datestamp;
 
 use super::catalog::Catalog;
 use super::codec::{self, ChangeKind, Record, DS};
 use super::store::Index;
 use super::{Entry, Filter, Key};
+use crate::sets::{Definitions, Lookup};
 
 /// One change of the index's change log: what happened to a file, when
 /// ([`crate::OaiPmh::changes`]).
@@ -34,8 +34,10 @@ pub struct Change {
 /// A consistent view of the index.
 pub(crate) struct View<'a> {
     index: &'a Index,
-    snap: Snapshot,
-    catalog: Arc<Catalog>,
+    pub(super) snap: Snapshot,
+    pub(super) catalog: Arc<Catalog>,
+    /// The set definitions of the same moment: which sets there are, their names.
+    pub(crate) defs: Arc<Definitions>,
     /// The response date of a request answered from this view.
     pub(crate) date: Datestamp,
 }
@@ -43,11 +45,13 @@ pub(crate) struct View<'a> {
 impl Index {
     /// A consistent view, dated.
     pub(crate) fn view(&self) -> View<'_> {
-        let (date, (snap, catalog)) = self.dated(|| (self.db.snapshot(), self.catalog()));
+        let (date, (snap, catalog, defs)) =
+            self.dated(|| (self.db.snapshot(), self.catalog(), self.definitions()));
         View {
             index: self,
             snap,
             catalog,
+            defs,
             date,
         }
     }
@@ -158,28 +162,38 @@ impl View<'_> {
     }
 
     /// Up to `limit` live records in URL path order, from `start` on (`Bound::Excluded` to go on
-    /// after the last of an earlier call).
-    pub(crate) fn by_path(&self, start: Bound<&str>, limit: usize) -> Vec<Arc<Entry>> {
+    /// after the last of an earlier call); with `named`, only those in that named set or one
+    /// below it.
+    pub(crate) fn by_path(
+        &self,
+        start: Bound<&str>,
+        limit: usize,
+        named: Option<&str>,
+    ) -> Vec<Arc<Entry>> {
         let lower = start.map(|p| p.as_bytes().to_vec());
         self.snap
             .range(&self.index.ks.records, (lower, Bound::Unbounded))
             .filter_map(|g| g.into_inner().ok())
             .filter_map(|(k, v)| self.entry(std::str::from_utf8(&k).ok()?, &v))
-            .filter(|e| !e.deleted)
+            .filter(|e| !e.deleted && named.is_none_or(|s| in_named(&e.sets, s)))
             .take(limit)
             .collect()
     }
 
-    /// The URL paths of every `every`-th live record in path order, the first included, and how
-    /// many live records there are: where the parts of a list cut into parts of `every` begin.
-    pub(crate) fn path_marks(&self, every: usize) -> (Vec<String>, u64) {
+    /// The URL paths of every `every`-th live record in path order (with `named`, of those in
+    /// that named set or below it), the first included, and how many there are: where the parts
+    /// of a list cut into parts of `every` begin.
+    pub(crate) fn path_marks(&self, every: usize, named: Option<&str>) -> (Vec<String>, u64) {
         let mut marks = Vec::new();
         let mut n = 0u64;
         let live = self
             .snap
             .iter(&self.index.ks.records)
             .filter_map(|g| g.into_inner().ok())
-            .filter(|(_, v)| Record::decode(v).is_some_and(|r| !r.deleted));
+            .filter(|(_, v)| {
+                Record::decode(v)
+                    .is_some_and(|r| !r.deleted && named.is_none_or(|s| in_named(&r.sets, s)))
+            });
         for (k, _) in live {
             if n.is_multiple_of(every as u64) {
                 marks.push(String::from_utf8_lossy(&k).into_owned());
@@ -212,24 +226,85 @@ impl View<'_> {
         if filter.from.is_some() || filter.until.is_some() {
             return self.keys(filter, None).count() as u64;
         }
-        match filter.set.as_ref().map(|s| s.as_str()) {
-            None | Some(MIME_ROOT) => self.catalog.total(),
-            Some(spec) => self.catalog.total_of(&self.catalog.ids_in(spec)),
+        match filter
+            .set
+            .as_ref()
+            .map(|s| (s.as_str(), self.defs.lookup(s.as_str())))
+        {
+            None | Some((_, Lookup::All)) => self.catalog.total(),
+            Some((spec, Lookup::Mime)) => self.catalog.total_of(&self.catalog.ids_in(spec)),
+            Some((_, Lookup::Key(set))) => self.set_count(&set),
+            Some((_, Lookup::Unknown)) => 0,
         }
     }
 
-    /// The `order` keys (datestamp, path) matching `filter` after `after`, in order. A set
-    /// filter walks the set's MIME types' ranges of `sets` together, so a page of a rare set
-    /// never visits the rest of the site.
+    /// Every MIME set spec with at least one record, sorted, the root first.
+    pub(crate) fn mime_set_specs(&self) -> Vec<String> {
+        self.catalog.set_specs()
+    }
+
+    /// Records (deletions included) in the folder or named set `set` and the sets below it.
+    pub(crate) fn set_count(&self, set: &[u8]) -> u64 {
+        self.snap
+            .get(&self.index.ks.set_counts, set)
+            .ok()
+            .flatten()
+            .map_or(0, |b| codec::count_from(&b))
+    }
+
+    /// Up to `limit` folder sets after the folder `after` (URL paths, in their byte order), each
+    /// with its URL path and count, and how many folder sets there are.
+    pub(crate) fn folder_sets(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> (Vec<(String, u64)>, u64) {
+        let tag = crate::sets::FOLDER_TAG;
+        let lower = match after {
+            Some(a) => Bound::Excluded(crate::sets::folder_key(a)),
+            None => Bound::Included(vec![tag]),
+        };
+        let page = self
+            .snap
+            .range(
+                &self.index.ks.set_counts,
+                (lower, Bound::Excluded(vec![tag + 1])),
+            )
+            .filter_map(|g| g.into_inner().ok())
+            .filter_map(|(k, v)| {
+                let folder = std::str::from_utf8(k.get(1..)?).ok()?.to_owned();
+                Some((folder, codec::count_from(&v)))
+            })
+            .take(limit)
+            .collect();
+        (page, self.catalog.folder_sets)
+    }
+
+    /// The `order` keys (datestamp, path) matching `filter` after `after`, in order. A MIME set
+    /// walks its types' ranges of `sets` together, a folder or named set its one range of
+    /// `members` (its descendants included), so a page of a small set never visits the rest of
+    /// the site.
     fn keys<'b>(
         &'b self,
         filter: &Filter,
         after: Option<&Key>,
     ) -> Box<dyn Iterator<Item = Vec<u8>> + 'b> {
         let ks = &self.index.ks;
-        match filter.set.as_ref().map(|s| s.as_str()) {
-            None | Some(MIME_ROOT) => Box::new(self.range(&ks.order, &[], None, filter, after)),
-            Some(spec) => {
+        let lookup = filter.set.as_ref().map(|s| self.defs.lookup(s.as_str()));
+        match (filter.set.as_ref().map(|s| s.as_str()), lookup) {
+            (None, _) | (_, Some(Lookup::All)) => {
+                Box::new(self.range(&ks.order, &[], None, filter, after))
+            }
+            (_, Some(Lookup::Unknown)) => Box::new(std::iter::empty()),
+            (_, Some(Lookup::Key(set))) => {
+                let (prefix, next) = codec::member_range(&set);
+                let skip = prefix.len();
+                Box::new(
+                    self.range(&ks.members, &prefix, Some(&next), filter, after)
+                        .map(move |k| k[skip..].to_vec()),
+                )
+            }
+            (Some(spec), _) => {
                 let ranges: Vec<_> = self
                     .catalog
                     .ids_in(spec)
@@ -275,6 +350,13 @@ impl View<'_> {
     }
 }
 
+/// Whether a record of membership `m` is in the named set `spec` or one below it.
+fn in_named(m: &crate::sets::Membership, spec: &str) -> bool {
+    m.named
+        .iter()
+        .any(|n| **n == *spec || n.strip_prefix(spec).is_some_and(|r| r.starts_with(':')))
+}
+
 /// The keys of several sorted iterators, merged in order.
 fn merge<'b>(iters: Vec<impl Iterator<Item = Vec<u8>> + 'b>) -> impl Iterator<Item = Vec<u8>> + 'b {
     let mut iters: Vec<_> = iters.into_iter().collect();
@@ -301,5 +383,6 @@ fn entry(path: &str, r: Record, catalog: &Catalog) -> Arc<Entry> {
         mime: catalog.mime(r.mime),
         stamp: r.stamp,
         deleted: r.deleted,
+        sets: r.sets,
     })
 }

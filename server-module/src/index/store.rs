@@ -16,6 +16,7 @@ use sha2::{Digest as _, Sha256};
 use tokio::sync::Notify;
 
 use super::catalog::{self, Catalog};
+use crate::sets::Definitions;
 
 /// Memory for cached blocks of the store, whatever the site's size.
 const CACHE_BYTES: u64 = 16 << 20;
@@ -49,6 +50,8 @@ pub(super) struct Spaces {
     pub(super) records: Keyspace,
     pub(super) order: Keyspace,
     pub(super) sets: Keyspace,
+    pub(super) members: Keyspace,
+    pub(super) set_counts: Keyspace,
     pub(super) changes: Keyspace,
     pub(super) meta: Keyspace,
 }
@@ -59,6 +62,8 @@ pub(crate) struct Index {
     pub(super) ks: Spaces,
     /// The catalog as of the last committed batch.
     pub(super) catalog: RwLock<Arc<Catalog>>,
+    /// The set definitions that records stored from now on follow (see `regroup.rs`).
+    pub(super) definitions: RwLock<Arc<Definitions>>,
     /// Orders commits against readers' response dates: a writer holds it exclusively from
     /// choosing the datestamps of a batch to the end of its commit, a reader shared while it takes
     /// its response date and its snapshot. So a version committed after a harvest's snapshot
@@ -94,6 +99,7 @@ impl Index {
             db,
             ks,
             catalog: RwLock::new(Arc::new(catalog)),
+            definitions: RwLock::new(Arc::new(Definitions::default())),
             visibility: RwLock::new(()),
             persistent: state.is_some(),
             folder,
@@ -164,9 +170,26 @@ impl Index {
         *self.catalog.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(catalog);
     }
 
-    /// Every set spec with at least one record, sorted, the root first.
+    /// Every MIME set spec with at least one record, sorted, the root first.
+    #[cfg(test)]
     pub(crate) fn set_specs(&self) -> Vec<String> {
         self.catalog().set_specs()
+    }
+
+    /// The set definitions records stored from now on follow.
+    pub(crate) fn definitions(&self) -> Arc<Definitions> {
+        self.definitions
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Makes `defs` the definitions records stored from now on follow.
+    pub(super) fn publish_definitions(&self, defs: Arc<Definitions>) {
+        *self
+            .definitions
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = defs;
     }
 
     /// Number of current (not deleted) records.
@@ -260,6 +283,8 @@ fn open_store(folder: &Path) -> Result<(Database, Spaces, Catalog), IndexError> 
         records: db.keyspace("records", opts).map_err(store_err)?,
         order: db.keyspace("order", ranged).map_err(store_err)?,
         sets: db.keyspace("sets", ranged).map_err(store_err)?,
+        members: db.keyspace("members", ranged).map_err(store_err)?,
+        set_counts: db.keyspace("set_counts", opts).map_err(store_err)?,
         changes: db.keyspace("changes", ranged).map_err(store_err)?,
         meta: db.keyspace("meta", opts).map_err(store_err)?,
     };

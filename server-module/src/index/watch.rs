@@ -20,6 +20,7 @@ use super::watcher::Watches;
 use super::write::Op;
 use crate::fetch::Site;
 use crate::own::OwnFiles;
+use crate::sets::{Definitions, SiteSets};
 
 /// How often the change log's retention is applied (more often when it keeps less).
 const RETENTION_EVERY: Duration = Duration::from_secs(3600);
@@ -49,6 +50,8 @@ pub(crate) struct Maintenance {
     /// The server's own paths: never records.
     pub(crate) own: OwnFiles,
     pub(crate) types: Types,
+    /// The folder and named sets wanted, followed as they change.
+    pub(crate) sets: SiteSets,
 }
 
 struct Ctx {
@@ -98,10 +101,15 @@ pub(crate) async fn maintain(index: Arc<Index>, m: Maintenance) {
         hook: watches.as_ref().map(Watches::hook),
         keep_changes: m.keep_changes,
     });
+    let mut sets = m.sets.subscribe();
+    index.publish_definitions(sets.borrow_and_update().clone());
     let started = Instant::now();
     let stored = ctx.start().await;
     let elapsed_ms = started.elapsed().as_millis() as u64;
     if stored {
+        // The records first follow the sets wanted now, so that the reconciling scan compares
+        // files only.
+        super::regroup::apply(index.clone(), index.definitions()).await;
         ctx.full_scan().await;
         tracing::info!(
             records = index.len(),
@@ -113,12 +121,17 @@ pub(crate) async fn maintain(index: Arc<Index>, m: Maintenance) {
         tracing::info!(records = index.len(), elapsed_ms, "index ready");
     }
     drop(index);
-    ctx.follow(rx, m.rescan).await;
+    ctx.follow(rx, sets, m.rescan).await;
 }
 
 impl Ctx {
     /// File-system events and periodic rescans, until the index is dropped by every other user.
-    async fn follow(self: &Arc<Self>, mut rx: mpsc::UnboundedReceiver<PathBuf>, rescan: Duration) {
+    async fn follow(
+        self: &Arc<Self>,
+        mut rx: mpsc::UnboundedReceiver<PathBuf>,
+        mut sets: tokio::sync::watch::Receiver<Arc<Definitions>>,
+        rescan: Duration,
+    ) {
         let mut ticker = tokio::time::interval(rescan);
         ticker.reset();
         // The change log's retention is applied now, then every hour.
@@ -136,6 +149,10 @@ impl Ctx {
                     for p in paths {
                         self.reconcile(&p).await;
                     }
+                }
+                Ok(()) = sets.changed() => {
+                    let defs = sets.borrow_and_update().clone();
+                    super::regroup::apply(self.index.clone(), defs).await;
                 }
                 _ = ticker.tick() => self.full_scan().await,
                 _ = retention.tick() => self.forget_old_changes().await,

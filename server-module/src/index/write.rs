@@ -18,6 +18,7 @@ use super::catalog::{self, Catalog};
 use super::codec::{self, ChangeKind, Record};
 use super::entry::Stamp;
 use super::store::Index;
+use crate::sets::{Definitions, SetKey};
 
 /// One change to apply.
 #[derive(Clone, Debug)]
@@ -45,11 +46,15 @@ impl Op {
 }
 
 /// A batch under construction, with the catalog it will publish.
-struct Batch<'a> {
+pub(super) struct Batch<'a> {
     index: &'a Index,
     batch: OwnedWriteBatch,
     catalog: Catalog,
-    now: Datestamp,
+    pub(super) now: Datestamp,
+    /// The definitions the records stored follow.
+    pub(super) defs: Arc<Definitions>,
+    /// How many records each folder or named set gains (or loses) in this batch.
+    counts: HashMap<SetKey, i64>,
 }
 
 impl Index {
@@ -78,12 +83,7 @@ impl Index {
             .visibility
             .write()
             .unwrap_or_else(PoisonError::into_inner);
-        let mut b = Batch {
-            index: self,
-            batch: self.db.batch(),
-            catalog: (*self.catalog()).clone(),
-            now: Datestamp::now(),
-        };
+        let mut b = self.batch();
         let n = work.len();
         for (op, old) in work {
             b.op(op, old, tombstones);
@@ -91,6 +91,18 @@ impl Index {
         let catalog = b.commit()?;
         self.publish(catalog);
         Ok(n)
+    }
+
+    /// A new batch dated now; the caller holds `visibility` exclusively until it is committed.
+    pub(super) fn batch(&self) -> Batch<'_> {
+        Batch {
+            index: self,
+            batch: self.db.batch(),
+            catalog: (*self.catalog()).clone(),
+            now: Datestamp::now(),
+            defs: self.definitions(),
+            counts: HashMap::new(),
+        }
     }
 
     /// False for an op that would leave the record as it is.
@@ -109,7 +121,7 @@ impl Index {
 
 impl Batch<'_> {
     fn op(&mut self, op: Op, old: Option<Record>, tombstones: bool) {
-        let was_live = old.is_some_and(|r| !r.deleted);
+        let was_live = old.as_ref().is_some_and(|r| !r.deleted);
         if let Some(r) = &old {
             self.unlink(op.path(), r);
         }
@@ -131,6 +143,7 @@ impl Batch<'_> {
                     mime: id,
                     stamp,
                     deleted: false,
+                    sets: self.defs.membership(&path, &mime),
                 };
                 self.link(&path, &rec);
                 self.log(kind, rec.datestamp, &path);
@@ -142,11 +155,13 @@ impl Batch<'_> {
                     mtime_ns: 0,
                     inode: 0,
                 };
+                // The deletion stays in the sets the file was in, so their harvesters see it.
                 let rec = Record {
                     datestamp: self.now,
                     mime: old.mime,
                     stamp: zero,
                     deleted: true,
+                    sets: old.sets,
                 };
                 self.link(&path, &rec);
                 self.log(ChangeKind::Deleted, self.now, &path);
@@ -162,12 +177,17 @@ impl Batch<'_> {
     }
 
     /// Takes `r`, the record at `path`, out of the orderings and the counts.
-    fn unlink(&mut self, path: &str, r: &Record) {
+    pub(super) fn unlink(&mut self, path: &str, r: &Record) {
         let ks = &self.index.ks;
         self.batch
             .remove(&ks.order, codec::order_key(r.datestamp, path));
         self.batch
             .remove(&ks.sets, codec::set_key(r.mime, r.datestamp, path));
+        for set in r.sets.keys(path) {
+            self.batch
+                .remove(&ks.members, codec::member_key(&set, r.datestamp, path));
+            *self.counts.entry(set).or_default() -= 1;
+        }
         self.catalog.count(r.mime, -1);
         if r.deleted {
             self.catalog.deleted -= 1;
@@ -177,14 +197,18 @@ impl Batch<'_> {
     }
 
     /// Stores `r` as the record at `path`, in the orderings and the counts.
-    fn link(&mut self, path: &str, r: &Record) {
+    pub(super) fn link(&mut self, path: &str, r: &Record) {
         let ks = &self.index.ks;
-        self.batch
-            .insert(&ks.records, path.as_bytes(), r.encode().to_vec());
+        self.batch.insert(&ks.records, path.as_bytes(), r.encode());
         self.batch
             .insert(&ks.order, codec::order_key(r.datestamp, path), []);
         self.batch
             .insert(&ks.sets, codec::set_key(r.mime, r.datestamp, path), []);
+        for set in r.sets.keys(path) {
+            self.batch
+                .insert(&ks.members, codec::member_key(&set, r.datestamp, path), []);
+            *self.counts.entry(set).or_default() += 1;
+        }
         self.catalog.count(r.mime, 1);
         if r.deleted {
             self.catalog.deleted += 1;
@@ -203,11 +227,47 @@ impl Batch<'_> {
         );
     }
 
-    fn commit(mut self) -> Result<Catalog, fjall::Error> {
+    /// Commits the batch with the counts and catalog it changed; returns the catalog to
+    /// publish.
+    pub(super) fn commit(mut self) -> Result<Catalog, fjall::Error> {
+        self.count_sets()?;
         let ks = &self.index.ks;
         self.batch
             .insert(&ks.meta, catalog::KEY, self.catalog.encode());
         self.batch.commit()?;
         Ok(self.catalog)
+    }
+
+    /// The catalog, to change what it says of the sets.
+    pub(super) fn catalog_mut(&mut self) -> &mut Catalog {
+        &mut self.catalog
+    }
+
+    /// Adds the batch's gains and losses to the counts of the sets (the one writer reads them
+    /// as last committed); a set that holds nothing any more loses its count.
+    fn count_sets(&mut self) -> Result<(), fjall::Error> {
+        let space = &self.index.ks.set_counts;
+        for (set, delta) in std::mem::take(&mut self.counts) {
+            if delta == 0 {
+                continue;
+            }
+            let before = space.get(&set)?.map_or(0, |b| codec::count_from(&b));
+            let after = before.saturating_add_signed(delta);
+            if set.first() == Some(&crate::sets::FOLDER_TAG) {
+                match (before, after) {
+                    (0, 1..) => self.catalog.folder_sets += 1,
+                    (1.., 0) => {
+                        self.catalog.folder_sets = self.catalog.folder_sets.saturating_sub(1)
+                    }
+                    _ => {}
+                }
+            }
+            if after == 0 {
+                self.batch.remove(space, set);
+            } else {
+                self.batch.insert(space, set, after.to_be_bytes());
+            }
+        }
+        Ok(())
     }
 }

@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use http::Response;
 use modoai_protocol::request::Selection;
-use modoai_protocol::setspec::MIME_ROOT;
 use modoai_protocol::{Datestamp, ErrorCode, ListArgs, OaiError, SetSpec, Verb};
 
 use super::paging::{decode, write_token};
@@ -15,6 +14,7 @@ use super::token::Token;
 use super::{Pairs, Repository};
 use crate::formats::{Fetched, Format};
 use crate::index::{Entry, Filter, Key, View};
+use crate::sets::Lookup;
 use crate::xml::Xml;
 
 /// The state of a list request, fresh or resumed.
@@ -200,7 +200,7 @@ fn select(repo: &Repository, view: &View<'_>, sel: Selection) -> Result<ListStat
     if filter
         .set
         .as_ref()
-        .is_some_and(|s| !SetSpec::parse(MIME_ROOT).is_some_and(|root| root.contains(s.as_str())))
+        .is_some_and(|s| view.defs.lookup(s.as_str()) == Lookup::Unknown)
     {
         return Err(OaiError::new(
             ErrorCode::NoRecordsMatch,

@@ -7,6 +7,7 @@ mod paging;
 mod records;
 mod repository;
 pub(crate) mod response;
+mod sets;
 pub(crate) mod token;
 mod verbs;
 

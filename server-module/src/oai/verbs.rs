@@ -1,16 +1,12 @@
-//! The verbs that answer in one response: Identify, ListMetadataFormats, ListSets (paged by set
-//! spec) and GetRecord.
+//! The verbs that answer in one response: Identify, ListMetadataFormats and GetRecord.
 
 use std::sync::Arc;
 
 use http::{Response, StatusCode};
-use modoai_protocol::setspec::mime_set_name;
-use modoai_protocol::{ns, Datestamp, ErrorCode, Granularity, OaiError, Verb};
+use modoai_protocol::{ns, Datestamp, ErrorCode, Granularity, OaiError};
 
-use super::paging::{decode, write_token};
 use super::records::{write_record_dc, write_record_didl};
 use super::response::{self, OaiBody};
-use super::token::Token;
 use super::{Pairs, Repository};
 use crate::formats::{Fetched, Format};
 
@@ -73,61 +69,6 @@ pub(super) fn list_formats(
         x.end("metadataFormat");
     }
     x.end("ListMetadataFormats");
-    Ok(response::complete(x))
-}
-
-pub(super) fn list_sets(
-    repo: &Repository,
-    pairs: &Pairs,
-    token: Option<&str>,
-) -> Result<Response<OaiBody>, OaiError> {
-    let specs = repo.index.set_specs();
-    if specs.is_empty() {
-        return Err(OaiError::new(
-            ErrorCode::NoSetHierarchy,
-            "the repository holds no records, so it has no sets",
-        ));
-    }
-    let resumed = token.map(|t| decode(repo, t, Verb::ListSets)).transpose()?;
-    let (start, size) = match &resumed {
-        Some(t) => (specs.partition_point(|s| *s <= t.last.1), t.size),
-        None => (0, specs.len() as u64),
-    };
-    let page: Vec<&String> = specs[start..].iter().take(repo.config.page_size).collect();
-    let last = page
-        .last()
-        .map(|s| (Datestamp::from_unix(0), s.to_string()));
-    let more = start + page.len() < specs.len();
-    let mut x = response::open(&repo.base_url, pairs);
-    x.start("ListSets", &[]);
-    for spec in &page {
-        x.start("set", &[]);
-        x.leaf("setSpec", &[], spec);
-        x.leaf("setName", &[], &mime_set_name(spec));
-        x.end("set");
-    }
-    let cursor = resumed.as_ref().map_or(0, |t| t.cursor);
-    let next = more.then(|| Token {
-        verb: Verb::ListSets,
-        prefix: String::new(),
-        from: None,
-        until: None,
-        set: None,
-        last: last.unwrap_or((Datestamp::from_unix(0), String::new())),
-        cursor: cursor + page.len() as u64,
-        size,
-        issued: Datestamp::now(),
-    });
-    write_token(
-        repo,
-        &mut x,
-        resumed.is_some(),
-        cursor,
-        page.len(),
-        size,
-        next.as_ref(),
-    );
-    x.end("ListSets");
     Ok(response::complete(x))
 }
 

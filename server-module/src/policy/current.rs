@@ -6,6 +6,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::access::{AccessRules, AccessSection};
 use crate::flow::{Flow, FlowLimits, FlowSection};
+use crate::sets::{Definitions, SiteSets};
 use crate::{ConfigError, FileConfig};
 
 /// The access rules and flow limits of a [`Config`](crate::Config), shared by every service made
@@ -67,9 +68,29 @@ impl Policy {
     /// them; on any error the rules in force stay and the error is returned. The file's other
     /// sections are not applied (they need a restart).
     pub fn reload(&self, path: &Path) -> Result<(), ConfigError> {
+        self.reload_with(path, None)
+    }
+
+    /// Like [`Policy::reload`], and the named sets of `[[sets]]` into `sets` too: all of them
+    /// or, on any error, none.
+    pub(crate) fn reload_with(
+        &self,
+        path: &Path,
+        sets: Option<&SiteSets>,
+    ) -> Result<(), ConfigError> {
         let file = load_quietly(path)?;
         let (access, flow) = resolve(&file.access, &file.flow)?;
+        let defs = match sets {
+            Some(s) => Some(Definitions::new(
+                s.current().folders,
+                file.named_sets().to_vec(),
+            )?),
+            None => None,
+        };
         self.replace(access, flow);
+        if let (Some(s), Some(defs)) = (sets, defs) {
+            s.replace(defs);
+        }
         Ok(())
     }
 }
@@ -81,7 +102,7 @@ fn load_quietly(path: &Path) -> Result<FileConfig, ConfigError> {
         path: path.to_owned(),
         error,
     })?;
-    toml::from_str(&text).map_err(|e| {
+    let mut file: FileConfig = toml::from_str(&text).map_err(|e| {
         let line = e
             .span()
             .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
@@ -92,7 +113,9 @@ fn load_quietly(path: &Path) -> Result<FileConfig, ConfigError> {
                 None => e.message().to_owned(),
             },
         }
-    })
+    })?;
+    file.resolve_sets(path, &text)?;
+    Ok(file)
 }
 
 /// The rules and limits of `[access]` and `[flow]` sections.

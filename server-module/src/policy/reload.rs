@@ -12,12 +12,14 @@ use tokio::task::JoinHandle;
 
 use super::restart::RestartKeys;
 use super::Policy;
+use crate::sets::SiteSets;
 
 /// How long to gather a burst of file events (an editor's write, rename and chmod) into one reload.
 const SETTLE: Duration = Duration::from_millis(100);
 
-/// Keeps a [`Policy`] in step with a configuration file: on SIGHUP (if asked for) and whenever
-/// the file changes, `[access]` and `[flow]` are re-read and swapped in at once. A file with an
+/// Keeps a [`Policy`] (and, made with [`Reloader::spawn_for`], the named sets) in step with a
+/// configuration file: on SIGHUP (if asked for) and whenever the file changes, `[access]`,
+/// `[flow]` and `[[sets]]` are re-read and swapped in at once. A file with an
 /// error is refused as a whole: the rules in force stay and the error is logged. Stops when
 /// dropped.
 ///
@@ -43,6 +45,31 @@ impl Reloader {
     /// Starts following `path` (its folder is watched, so editors that replace the file are
     /// seen too), and SIGHUP when `sighup` is true. Needs a Tokio runtime.
     pub fn spawn(policy: Policy, path: PathBuf, sighup: bool) -> std::io::Result<Reloader> {
+        Reloader::start(policy, None, path, sighup)
+    }
+
+    /// Like [`Reloader::spawn`] for the access rules and flow limits of `config`, and its named
+    /// sets too: a reload that changes them moves the records whose sets change to their new
+    /// sets (with new datestamps). Needs a Tokio runtime.
+    pub fn spawn_for(
+        config: &crate::Config,
+        path: PathBuf,
+        sighup: bool,
+    ) -> std::io::Result<Reloader> {
+        Reloader::start(
+            config.policy().clone(),
+            Some(config.sets.clone()),
+            path,
+            sighup,
+        )
+    }
+
+    fn start(
+        policy: Policy,
+        sets: Option<SiteSets>,
+        path: PathBuf,
+        sighup: bool,
+    ) -> std::io::Result<Reloader> {
         let (tx, rx) = mpsc::channel::<()>(1);
         let watcher = watch(&path, tx)?;
         let hup = if sighup {
@@ -53,7 +80,14 @@ impl Reloader {
         };
         let counts = Arc::new(Counts::default());
         let started = RestartKeys::read(&path);
-        let task = tokio::spawn(follow(policy, path, started, rx, hup, counts.clone()));
+        let task = tokio::spawn(follow(
+            (policy, sets),
+            path,
+            started,
+            rx,
+            hup,
+            counts.clone(),
+        ));
         Ok(Reloader {
             task,
             counts,
@@ -103,7 +137,7 @@ fn watch(path: &Path, tx: mpsc::Sender<()>) -> std::io::Result<notify::Recommend
 }
 
 async fn follow(
-    policy: Policy,
+    (policy, sets): (Policy, Option<SiteSets>),
     path: PathBuf,
     started: RestartKeys,
     mut changes: mpsc::Receiver<()>,
@@ -120,22 +154,22 @@ async fn follow(
             Some(()) = async { hup.as_mut()?.recv().await } => "SIGHUP",
             else => return,
         };
-        match policy.reload(&path) {
+        match policy.reload_with(&path, sets.as_ref()) {
             Ok(()) => {
                 counts.loaded.fetch_add(1, Ordering::SeqCst);
-                tracing::info!(file = %path.display(), why, "access and flow rules reloaded");
+                tracing::info!(file = %path.display(), why, "access and flow rules and sets reloaded");
                 let waiting = started.changed(&RestartKeys::read(&path));
                 if !waiting.is_empty() {
                     tracing::warn!(
                         file = %path.display(),
-                        "changed, but applied only after a restart (only [access] and [flow] are reloaded): {}",
+                        "changed, but applied only after a restart (only [access], [flow] and [[sets]] are reloaded): {}",
                         waiting.join(", ")
                     );
                 }
             }
             Err(err) => {
                 counts.failed.fetch_add(1, Ordering::SeqCst);
-                tracing::error!(file = %path.display(), why, error = %err, "reload refused; the previous access and flow rules stay");
+                tracing::error!(file = %path.display(), why, error = %err, "reload refused; the previous access and flow rules and sets stay");
             }
         }
     }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The sections a reload applies; every other key needs a restart.
-const RELOADED: [&str; 2] = ["access", "flow"];
+const RELOADED: [&str; 3] = ["access", "flow", "sets"];
 
 /// The restart-only keys of a file, `section.key` → value, as the server started with them.
 #[derive(Debug, Default, PartialEq)]

@@ -111,6 +111,28 @@ impl<R: BufRead> PageParser<R> {
         Ok(id)
     }
 
+    /// A `<set>` (§4.6): spec, name, and the text of its description (its container's
+    /// elements, such as `dc:description`, joined by spaces).
+    pub(super) fn set(&mut self, el: &Element) -> Result<PageEvent, ParseError> {
+        let (mut spec, mut name, mut description) = (String::new(), String::new(), None);
+        self.each_child(el, |p, child| {
+            match child.oai() {
+                Some("setSpec") => spec = p.text(&child)?,
+                Some("setName") => name = p.text(&child)?,
+                Some("setDescription") => {
+                    description = p.metadata(&child)?.map(|xml| text_of(&xml));
+                }
+                _ => p.skip(&child)?,
+            }
+            Ok(())
+        })?;
+        Ok(PageEvent::Set {
+            spec,
+            name,
+            description: description.filter(|d| !d.is_empty()),
+        })
+    }
+
     /// The text of the named children (the last one of each name wins); others are skipped.
     pub(super) fn fields<const N: usize>(
         &mut self,
@@ -129,5 +151,41 @@ impl<R: BufRead> PageParser<R> {
             Ok(())
         })?;
         Ok(values)
+    }
+}
+
+/// The text of an XML fragment (well-formed: it was copied from the page), with its white space
+/// collapsed and a space between the texts of elements.
+fn text_of(xml: &str) -> String {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut text = String::new();
+    loop {
+        match reader.read_event() {
+            Ok(Event::Text(t)) => text.push_str(&t.decode().unwrap_or_default()),
+            Ok(Event::CData(c)) => text.push_str(&String::from_utf8_lossy(&c)),
+            Ok(Event::GeneralRef(r)) => {
+                let name = r.decode().unwrap_or_default();
+                let resolved = match r.resolve_char_ref() {
+                    Ok(Some(c)) => Some(c.to_string()),
+                    _ => quick_xml::escape::resolve_predefined_entity(&name).map(str::to_owned),
+                };
+                text.push_str(&resolved.unwrap_or_default());
+            }
+            Ok(Event::Start(_) | Event::End(_) | Event::Empty(_)) => text.push(' '),
+            Ok(Event::Eof) | Err(_) => break,
+            Ok(_) => {}
+        }
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_set_description_reads_as_its_text() {
+        let xml = "<oai_dc:dc xmlns:oai_dc=\"x\" xmlns:dc=\"y\"><dc:description>Reports \
+                   &amp; minutes\n  of &#x41;GMs</dc:description><dc:subject>2019</dc:subject></oai_dc:dc>";
+        assert_eq!(super::text_of(xml), "Reports & minutes of AGMs 2019");
     }
 }

@@ -263,10 +263,7 @@ impl<R: BufRead> PageParser<R> {
             },
             (State::List, Some("record")) => Some(PageEvent::Record(self.record(el, sink)?)),
             (State::List, Some("header")) => Some(PageEvent::Header(self.header(el)?)),
-            (State::List, Some("set")) => {
-                let [spec, name] = self.fields(el, ["setSpec", "setName"])?;
-                Some(PageEvent::Set { spec, name })
-            }
+            (State::List, Some("set")) => Some(self.set(el)?),
             (State::List, Some("metadataFormat")) => {
                 let names = ["metadataPrefix", "schema", "metadataNamespace"];
                 let [prefix, schema, namespace] = self.fields(el, names)?;

@@ -68,7 +68,7 @@ pub(super) fn open_verb(verb: &str, request: &Node) -> Markup {
         (PreEscaped(match verb {
             "Identify" => "<table class=\"fields\">",
             "ListMetadataFormats" => "<table><thead><tr><th>metadataPrefix</th><th>schema</th><th>namespace</th></tr></thead><tbody>",
-            "ListSets" => "<table><thead><tr><th>setSpec</th><th>setName</th></tr></thead><tbody>",
+            "ListSets" => "<table><thead><tr><th>setSpec</th><th>setName</th><th>description</th></tr></thead><tbody>",
             "ListIdentifiers" => "<table><thead><tr><th>identifier</th><th>datestamp</th><th>sets</th></tr></thead><tbody>",
             _ => "",
         }))
@@ -141,10 +141,22 @@ fn format_row(n: &Node) -> Markup {
 fn set_row(n: &Node) -> Markup {
     let spec = n.child("setSpec").map(Node::value).unwrap_or_default();
     let name = n.child("setName").map(Node::value).unwrap_or_default();
+    // A setDescription is a container of another format (oai_dc): its texts, in order.
+    let description: Vec<&str> = n
+        .child("setDescription")
+        .map(|d| {
+            d.descendants()
+                .into_iter()
+                .map(Node::value)
+                .filter(|t| !t.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
     html! {
         tr {
             td { a href={ "?verb=ListIdentifiers&metadataPrefix=oai_dc&set=" (q(spec)) } { (spec) } }
             td { (name) }
+            td { (description.join(" ")) }
         }
     }
 }

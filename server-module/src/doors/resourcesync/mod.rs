@@ -10,6 +10,8 @@
 //! | `ROUTE/resourcesync/resourcelist.xml?start=P&end=Q` | a part: the files from path `P` to before `Q` |
 //! | `ROUTE/resourcesync/changelist.xml` | Change List Index: pages of at most 50,000 changes |
 //! | `ROUTE/resourcesync/changelist.xml?from=T[&seq=N]` | a page: the changes from time `T` (change `N`) on |
+//! | `ROUTE/resourcesync/capabilitylist.xml?set=S` | the Capability List of the named set `S`: its Resource List |
+//! | `ROUTE/resourcesync/resourcelist.xml?set=S[&start=P&end=Q]` | the Resource List Index of `S`, or a part |
 //! | `/robots.txt`, when the site has none | `Sitemap:` the Resource List Index |
 //!
 //! A part is fixed by its two paths and a page by its first change, so a file added or deleted
@@ -66,6 +68,16 @@ pub(crate) struct Urls {
 }
 
 impl Urls {
+    /// The Capability List of the named set `spec`.
+    pub(crate) fn set_capabilities(&self, spec: &str) -> String {
+        format!("{}?set={}", self.capabilities, form::encode(spec))
+    }
+
+    /// The Resource List Index of the named set `spec`.
+    pub(crate) fn set_resources(&self, spec: &str) -> String {
+        format!("{}?set={}", self.resources, form::encode(spec))
+    }
+
     /// The documents' URLs: the Source Description at the site's origin, the others below the
     /// OAI route.
     pub(crate) fn of(repo: &Repository) -> Urls {
@@ -104,21 +116,57 @@ pub(crate) async fn answer(
         return response::indexing();
     }
     let urls = Urls::of(repo);
-    match (doc, args.is_empty()) {
-        (Document::Description, true) => description(repo, &urls),
-        (Document::Capabilities, true) => capabilities(repo, &urls),
-        (Document::Resources, true) => resources::index(repo, &urls).await,
-        (Document::Resources, false) => resources::part(repo, &urls, &args).await,
-        (Document::Changes, true) => changes::index(repo, &urls).await,
-        (Document::Changes, false) => changes::page(repo, &urls, &args).await,
-        (Document::Description | Document::Capabilities, false) => http_error(
+    let set = match arg(&args, "set") {
+        Ok(set) => set.map(str::to_owned),
+        Err(why) => return http_error(StatusCode::BAD_REQUEST, why),
+    };
+    if set
+        .as_deref()
+        .is_some_and(|s| repo.index.definitions().find(s).is_none())
+    {
+        return http_error(
+            StatusCode::NOT_FOUND,
+            "no named set has this spec; the Source Description lists their Capability Lists\n",
+        );
+    }
+    let rest: Vec<(String, String)> = args.into_iter().filter(|(k, _)| k != "set").collect();
+    match (doc, rest.is_empty(), set) {
+        (Document::Description, true, None) => description(repo, &urls),
+        (Document::Capabilities, true, None) => capabilities(repo, &urls),
+        (Document::Capabilities, true, Some(s)) => set_capabilities(&urls, &s),
+        (Document::Resources, true, set) => resources::index(repo, &urls, set).await,
+        (Document::Resources, false, set) => resources::part(repo, &urls, &rest, set).await,
+        (Document::Changes, true, None) => changes::index(repo, &urls).await,
+        (Document::Changes, false, None) => changes::page(repo, &urls, &rest).await,
+        (Document::Changes | Document::Description, _, Some(_)) => http_error(
+            StatusCode::BAD_REQUEST,
+            "a named set has a Capability List and a Resource List only\n",
+        ),
+        (Document::Description | Document::Capabilities, false, _) => http_error(
             StatusCode::BAD_REQUEST,
             "this document takes no arguments\n",
         ),
     }
 }
 
-/// The Source Description: this site's one Capability List, described by the OAI-PMH Identify.
+/// The Capability List of a named set: its Resource List.
+fn set_capabilities(urls: &Urls, spec: &str) -> Response<OaiBody> {
+    let mut x = sitemap::open(
+        Root::List,
+        &[("up", &urls.description)],
+        &[("capability", "capabilitylist")],
+    );
+    sitemap::url(
+        &mut x,
+        &urls.set_resources(spec),
+        None,
+        &[("capability", "resourcelist")],
+    );
+    sitemap::complete(x, Root::List)
+}
+
+/// The Source Description: this site's Capability List, then one per named set, described by
+/// the OAI-PMH Identify.
 fn description(repo: &Repository, urls: &Urls) -> Response<OaiBody> {
     let identify = format!("{}?verb=Identify", repo.base_url);
     let mut x = sitemap::open(
@@ -132,6 +180,14 @@ fn description(repo: &Repository, urls: &Urls) -> Response<OaiBody> {
         None,
         &[("capability", "capabilitylist")],
     );
+    for set in repo.index.definitions().named() {
+        sitemap::url(
+            &mut x,
+            &urls.set_capabilities(set.spec()),
+            None,
+            &[("capability", "capabilitylist")],
+        );
+    }
     sitemap::complete(x, Root::List)
 }
 

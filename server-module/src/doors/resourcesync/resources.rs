@@ -54,19 +54,30 @@ impl Described {
     }
 }
 
-/// The Resource List Index: one part per [`MAX_ENTRIES`] files, the first from the start of the
-/// path order and the last to its end, so that every file is in exactly one part.
-pub(super) async fn index(repo: &Arc<Repository>, urls: &Urls) -> Response<OaiBody> {
+/// The Resource List Index (of the site, or of the named set `set`): one part per
+/// [`MAX_ENTRIES`] files, the first from the start of the path order and the last to its end, so
+/// that every file is in exactly one part. A named set's index reads every record to find its
+/// own.
+pub(super) async fn index(
+    repo: &Arc<Repository>,
+    urls: &Urls,
+    set: Option<String>,
+) -> Response<OaiBody> {
     let r = repo.clone();
+    let named = set.clone();
     let (marks, at) = blocking(move || {
         let view = r.index.view();
-        (view.path_marks(MAX_ENTRIES).0, view.date)
+        (view.path_marks(MAX_ENTRIES, named.as_deref()).0, view.date)
     })
     .await;
     let at = at.to_string();
+    let (up, list) = match &set {
+        Some(s) => (urls.set_capabilities(s), urls.set_resources(s)),
+        None => (urls.capabilities.clone(), urls.resources.clone()),
+    };
     let mut x = sitemap::open(
         Root::Index,
-        &[("up", &urls.capabilities)],
+        &[("up", &up)],
         &[("capability", "resourcelist"), ("at", &at)],
     );
     let mut starts: Vec<&str> = marks.iter().map(String::as_str).collect();
@@ -75,21 +86,23 @@ pub(super) async fn index(repo: &Arc<Repository>, urls: &Urls) -> Response<OaiBo
         None => starts.push(""),
     }
     for (i, start) in starts.iter().enumerate() {
-        let loc = part_url(&urls.resources, start, starts.get(i + 1).copied());
+        let loc = part_url(&list, start, starts.get(i + 1).copied());
         sitemap::sitemap(&mut x, &loc, &[("at", &at)]);
     }
     sitemap::complete(x, Root::Index)
 }
 
-/// The URL of the part from `start` to before `end` (to the end of the order without one).
+/// The URL of the part from `start` to before `end` (to the end of the order without one) of
+/// the list `list` (which may have a query of its own).
 fn part_url(list: &str, start: &str, end: Option<&str>) -> String {
+    let sep = if list.contains('?') { '&' } else { '?' };
     match end {
         Some(end) => format!(
-            "{list}?start={}&end={}",
+            "{list}{sep}start={}&end={}",
             form::encode(start),
             form::encode(end)
         ),
-        None => format!("{list}?start={}", form::encode(start)),
+        None => format!("{list}{sep}start={}", form::encode(start)),
     }
 }
 
@@ -98,28 +111,34 @@ pub(super) async fn part(
     repo: &Arc<Repository>,
     urls: &Urls,
     args: &[(String, String)],
+    set: Option<String>,
 ) -> Response<OaiBody> {
     let (start, end) = match bounds(args) {
         Ok(b) => b,
         Err(why) => return http_error(StatusCode::BAD_REQUEST, why),
     };
     let at = repo.index.view().date.to_string();
-    let first = read(repo, Bound::Included(start.clone()), end.clone(), BATCH).await;
+    let range = Range { end, set };
+    let first = read(repo, Bound::Included(start.clone()), range.clone(), BATCH).await;
     if first.is_empty() && !start.is_empty() {
         return http_error(
             StatusCode::NOT_FOUND,
             "no file of the site lies in this part of the Resource List; read its index again\n",
         );
     }
+    let (up, index) = match &range.set {
+        Some(s) => (urls.set_capabilities(s), urls.set_resources(s)),
+        None => (urls.capabilities.clone(), urls.resources.clone()),
+    };
     let head = sitemap::open(
         Root::List,
-        &[("up", &urls.capabilities), ("index", &urls.resources)],
+        &[("up", &up), ("index", &index)],
         &[("capability", "resourcelist"), ("at", &at)],
     );
     let repo = repo.clone();
     let body = response::stream_body(
         head,
-        move |sink| stream(repo, sink, first, end),
+        move |sink| stream(repo, sink, first, range),
         sitemap::close_list,
     );
     sitemap::typed(Response::new(body))
@@ -136,12 +155,19 @@ fn bounds(args: &[(String, String)]) -> Result<(String, Option<String>), &'stati
     Ok((start.to_owned(), end.map(str::to_owned)))
 }
 
+/// Where a part ends, and the named set it is of.
+#[derive(Clone)]
+struct Range {
+    end: Option<String>,
+    set: Option<String>,
+}
+
 /// Writes `first` and the files after it, up to [`MAX_ENTRIES`] in all.
 async fn stream(
     repo: Arc<Repository>,
     mut sink: Sink,
     first: Vec<(Arc<str>, Described)>,
-    end: Option<String>,
+    range: Range,
 ) -> (Sink, Result<(), Halt>) {
     let mut batch = first;
     let mut written = 0;
@@ -157,23 +183,25 @@ async fn stream(
         let room = (MAX_ENTRIES - written).min(BATCH);
         batch = match room {
             0 => Vec::new(),
-            n => read(&repo, after, end.clone(), n).await,
+            n => read(&repo, after, range.clone(), n).await,
         };
     }
     (sink, Ok(()))
 }
 
-/// Up to `limit` live files from `start` on and before `end`, described.
+/// Up to `limit` live files (of the range's set) from `start` on and before the range's end,
+/// described.
 async fn read(
     repo: &Arc<Repository>,
     start: Bound<String>,
-    end: Option<String>,
+    range: Range,
     limit: usize,
 ) -> Vec<(Arc<str>, Described)> {
     let repo = repo.clone();
     blocking(move || {
         let view = repo.index.view();
-        view.by_path(start.as_ref().map(String::as_str), limit)
+        let Range { end, set } = range;
+        view.by_path(start.as_ref().map(String::as_str), limit, set.as_deref())
             .into_iter()
             .take_while(|e| end.as_deref().is_none_or(|end| &*e.path < end))
             .map(|e| (e.path.clone(), Described::of(&repo, &e)))
