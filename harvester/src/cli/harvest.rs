@@ -5,12 +5,13 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Args;
 use modoai_archive::archive::Archive;
+use modoai_cli::Exit;
 use modoai_harvester::client::Client;
 use modoai_harvester::harvest::{HarvestOptions, Harvester};
 
 use super::{
     check_date, endpoint_url, explore, interrupt, progress, store, summary, usage, ClientArgs,
-    WarcArgs,
+    WarcArgs, PROGRAM,
 };
 
 pub(super) const HARVEST_HELP: &str = "\

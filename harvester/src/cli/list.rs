@@ -12,6 +12,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::Args;
 use modoai_archive::archive::Archive;
+use modoai_cli::Exit;
 use modoai_harvester::client::Client;
 use modoai_harvester::harvest::{HarvestOptions, Harvester, Quiet};
 use modoai_harvester::shard::Shard;
@@ -21,9 +22,7 @@ use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;
 
 use super::list_report::{self, Outcome, Report, Row};
-use super::{
-    check_date, endpoint_url, interrupt, summary, usage, ClientArgs, WarcArgs, PROGRAM,
-};
+use super::{check_date, endpoint_url, interrupt, summary, usage, ClientArgs, WarcArgs, PROGRAM};
 
 /// A harvest list with every key: `harvest-list --help` shows it, and a test reads it with
 /// [`read`].
