@@ -1,17 +1,13 @@
-//! `modoai-explorer`: parses the command line, runs the command, exits with its code.
+//! `modoai-explorer`: parses the command line, runs the command, exits with its code, through
+//! what the three programs share (`modoai-cli`).
 
 use std::process::ExitCode;
 
 use clap::Parser;
-use modoai_explorer::cli::{exit_code, run, Cli};
+use modoai_explorer::cli::{classify, run, Cli, PROGRAM};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
-        Ok(code) => ExitCode::from(code),
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(exit_code(&e))
-        }
-    }
+    modoai_cli::init_logging(modoai_cli::quiet_filter(cli.quiet()), std::io::stderr);
+    modoai_cli::finish(PROGRAM, run(cli), classify)
 }

@@ -13,13 +13,6 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
-    cli::init_logging(args.quiet);
-    match cli::run(args) {
-        Ok(code) => code,
-        Err(e) if cli::is_broken_pipe(&e) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(cli::exit_code(&e))
-        }
-    }
+    modoai_cli::init_logging(modoai_cli::quiet_filter(args.quiet), cli::log_writer);
+    modoai_cli::finish(cli::PROGRAM, cli::run(args), cli::classify)
 }

@@ -1,39 +1,29 @@
 //! `modoai`: a static file server whose every file is an OAI-PMH 2.0 record.
 //!
 //! Parses the arguments, runs one command of [`modoai::cli`] and exits with the code its outcome
-//! maps to (listed in `modoai --help`).
+//! maps to (listed in `modoai --help`), through what the three programs share (`modoai-cli`).
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use modoai::cli::{self, Cli, CliError, Command, PluginsCommand, RecordsArgs, ServeArgs};
+use modoai_cli::Exit;
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            // The index's store logs its routine work (recovery, flushes) at info.
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,fjall=warn,lsm_tree=warn".into()),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(cli::colours())
-        .init();
+    // The index's store logs its routine work (recovery, flushes) at info.
+    modoai_cli::init_logging("info,fjall=warn,lsm_tree=warn", std::io::stderr);
     let result = match Cli::parse().command {
         Command::Serve(args) => serve(*args),
         Command::Records(args) => records(args),
         Command::Plugins(cmd) => plugins(cmd),
         Command::HashSecret(args) => cli::hash_secret(&args),
-        Command::Completions(args) => cli::completions(&args),
-        Command::Man(args) => cli::man(&args),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            let code = err.exit_code();
-            eprintln!("modoai: {:#}", anyhow::Error::from(err));
-            ExitCode::from(code)
+        Command::Completions(args) => {
+            modoai_cli::completions(Cli::command(), &args).map_err(CliError::from)
         }
-    }
+        Command::Man(args) => modoai_cli::man(Cli::command(), &args).map_err(CliError::from),
+    };
+    let outcome = result.map(|()| Exit::Done).map_err(anyhow::Error::from);
+    modoai_cli::finish("modoai", outcome, CliError::classify)
 }
 
 #[tokio::main]

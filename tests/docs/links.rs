@@ -95,7 +95,8 @@ const TOP: [&str; 12] = [
 ];
 
 /// Source folders where the bare `*.rs` names of the architecture diagrams live.
-const SOURCES: [&str; 7] = [
+const SOURCES: [&str; 8] = [
+    "cli/src",
     "tools/src",
     "gate/src",
     "archive/src",

@@ -39,7 +39,7 @@ pub(crate) fn many_files(work: &std::path::Path) -> (std::path::PathBuf, String)
 }
 
 /// Captures the index's last commit covers (its checkpoint payload in meta.json).
-fn committed(archive: &std::path::Path) -> u64 {
+pub(crate) fn committed(archive: &std::path::Path) -> u64 {
     let Ok(text) = std::fs::read_to_string(archive.join("explorer-index/meta.json")) else {
         return 0;
     };

@@ -7,6 +7,7 @@ mod crash;
 mod docs;
 mod harvest;
 mod keys;
+mod manual;
 mod memento;
 mod openapi;
 mod repair;

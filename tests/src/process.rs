@@ -27,18 +27,31 @@ pub fn program(name: &str) -> PathBuf {
     let built = std::fs::metadata(&path)
         .and_then(|m| m.modified())
         .unwrap_or_else(|_| panic!("{} is missing: run `{build}`", path.display()));
-    // The crates whose sources make the binary (the explorer reads archives through the
-    // harvester's library and shares the server's access, flow and tool code). Another
-    // package's binary-only sources (its `main.rs`, the harvester's `cli/`) are not part of it:
-    // cargo does not rebuild the binary when they change.
+    // The crates whose sources make the binary (each program's own crate and the libraries it
+    // links: the archive, the tools, the gate, the shared command line). Another package's
+    // binary-only sources (its `main.rs`) are not part of it: cargo does not rebuild the binary
+    // when they change.
     let crates: &[(&str, &[&str])] = match name {
-        "modoai" => &[("server-module", &[]), ("protocol", &[])],
-        "modoai-harvester" => &[("harvester", &[]), ("protocol", &[])],
+        "modoai" => &[
+            ("server-module", &[]),
+            ("protocol", &[]),
+            ("tools", &[]),
+            ("gate", &[]),
+            ("cli", &[]),
+        ],
+        "modoai-harvester" => &[
+            ("harvester", &[]),
+            ("archive", &[]),
+            ("protocol", &[]),
+            ("cli", &[]),
+        ],
         "modoai-explorer" => &[
             ("explorer", &[]),
-            ("harvester", &["main.rs", "cli"]),
-            ("server-module", &["main.rs"]),
+            ("archive", &[]),
+            ("tools", &[]),
+            ("gate", &[]),
             ("protocol", &[]),
+            ("cli", &[]),
         ],
         other => panic!("{other} is not a binary of this workspace"),
     };

@@ -7,7 +7,9 @@ use anyhow::Context as _;
 use clap::Args;
 
 use super::progress::Bar;
-use super::{archives, tools, Usage, EXIT_OK};
+use modoai_cli::{usage, Exit};
+
+use super::{archives, tools};
 use crate::index::{build, BuildOptions};
 use crate::search::Library;
 
@@ -31,10 +33,10 @@ pub(crate) struct IndexArgs {
     plugins: Option<PathBuf>,
 }
 
-pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<u8> {
+pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
     archives(&args.archive)?;
     if args.commit_every == 0 {
-        return Err(Usage("--commit-every must be at least 1".into()).into());
+        return Err(usage("--commit-every must be at least 1"));
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -75,5 +77,5 @@ pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<u8> {
             }
         }
     }
-    Ok(EXIT_OK)
+    Ok(Exit::Done)
 }

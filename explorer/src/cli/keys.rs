@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::{Usage, DEFAULT_KEYS, EXIT_FAILED, EXIT_OK};
+use modoai_cli::{usage, Exit};
+
+use super::DEFAULT_KEYS;
 use crate::keys::KeyFile;
 use crate::search::Filter;
 
@@ -71,23 +73,23 @@ fn per(unit: &'static str) -> impl Fn(&str) -> Result<f64, String> + Clone {
     }
 }
 
-pub(crate) fn run(command: KeysCommand) -> anyhow::Result<u8> {
+pub(crate) fn run(command: KeysCommand) -> anyhow::Result<Exit> {
     match command {
         KeysCommand::Add(a) => {
             if a.quota.is_some_and(|q| q.fract() != 0.0) {
-                return Err(Usage("--quota is a whole number of requests per hour".into()).into());
+                return Err(usage("--quota is a whole number of requests per hour"));
             }
             let mut file = KeyFile::load(&a.file.keys)?;
             let key = file
                 .add(&a.name, a.quota.map(|q| q as u64), a.rate, a.allow)
-                .map_err(|e| Usage(e.to_string()))?;
+                .map_err(|e| usage(e.to_string()))?;
             println!("{key}");
             eprintln!(
                 "key {:?} added to {}; give it to its holder now: it is not shown again",
                 a.name,
                 a.file.keys.display()
             );
-            Ok(EXIT_OK)
+            Ok(Exit::Done)
         }
         KeysCommand::List(f) => {
             let file = KeyFile::load(&f.keys)?;
@@ -112,16 +114,16 @@ pub(crate) fn run(command: KeysCommand) -> anyhow::Result<u8> {
                     k.name, k.created
                 );
             }
-            Ok(EXIT_OK)
+            Ok(Exit::Done)
         }
         KeysCommand::Revoke(r) => {
             let mut file = KeyFile::load(&r.file.keys)?;
             if file.revoke(&r.name)? {
                 eprintln!("key {:?} revoked", r.name);
-                Ok(EXIT_OK)
+                Ok(Exit::Done)
             } else {
                 eprintln!("no key named {:?} in {}", r.name, r.file.keys.display());
-                Ok(EXIT_FAILED)
+                Ok(Exit::Failed)
             }
         }
     }

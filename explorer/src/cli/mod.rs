@@ -5,42 +5,60 @@ mod keys;
 mod progress;
 mod serve;
 
+use std::error::Error as StdError;
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
+use modoai_cli::{completions_help, man_help, usage, CompletionsArgs, Exit, ManArgs};
 
-/// Done.
-pub const EXIT_OK: u8 = 0;
-/// The command ran but failed (see the message).
-pub const EXIT_FAILED: u8 = 1;
-/// Bad usage, arguments or configuration: nothing was done.
-pub const EXIT_USAGE: u8 = 2;
-/// Interrupted by SIGINT or SIGTERM after a checkpoint: run the same command to continue.
-pub const EXIT_INTERRUPTED: u8 = 130;
+/// The program's name, as its messages begin.
+pub const PROGRAM: &str = "modoai-explorer";
 
-const EXIT_CODES: &str = "\
-Exit codes:
-  0  done
-  1  the command ran but failed (an archive could not be read, the address is in use, …)
-  2  bad usage, arguments or configuration: nothing was done
-  130 interrupted by Ctrl-C (SIGINT) or SIGTERM: what was indexed is kept; run the same
-     command again to continue";
+/// The exit codes, as `--help` lists them: the policy of the three programs (`modoai-cli`), as
+/// the explorer uses it.
+fn exit_codes() -> String {
+    Exit::help(&[
+        (Exit::Done, "done"),
+        (
+            Exit::Failed,
+            "the command ran but failed (an archive could not be read, the address is in use, …)",
+        ),
+        (
+            Exit::Usage,
+            "bad usage, arguments or configuration: nothing was done",
+        ),
+        (
+            Exit::Interrupted,
+            "interrupted by Ctrl-C (SIGINT) or SIGTERM: what was indexed is kept; run the same\n\
+             command again to continue",
+        ),
+    ])
+}
 
 const EXAMPLES: &str = "\
 Examples:
   modoai-explorer index --archive my-archive
   modoai-explorer serve --archive my-archive --listen 127.0.0.1:8091
-  modoai-explorer keys add alice --quota 1000/hour --rate 5/s --allow host:example.org";
+  modoai-explorer keys add alice --quota 1000/hour --rate 5/s --allow host:example.org
+  modoai-explorer completions bash > ~/.local/share/bash-completion/completions/modoai-explorer
+  modoai-explorer man | man -l -";
 
 /// Search, facets, a JSON API with keys and Memento over modoai-harvester archives.
 #[derive(Debug, Parser)]
-#[command(name = "modoai-explorer", version, about, after_help = format!("{EXAMPLES}\n\n{EXIT_CODES}"))]
+#[command(name = "modoai-explorer", version, about, after_help = format!("{EXAMPLES}\n\n{}", exit_codes()))]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
     /// No progress bar; warnings and errors are still logged (RUST_LOG).
     #[arg(long, short, global = true)]
     quiet: bool,
+}
+
+impl Cli {
+    /// Whether `--quiet` was given: errors only in the log, no progress bar.
+    pub fn quiet(&self) -> bool {
+        self.quiet
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -53,81 +71,66 @@ enum Command {
     /// Manage API keys: add, list, revoke.
     #[command(subcommand)]
     Keys(keys::KeysCommand),
+    /// Print the shell completion script of modoai-explorer for SHELL.
+    #[command(after_help = completions_help(PROGRAM))]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) of modoai-explorer or of one of its commands, or write them
+    /// all.
+    #[command(after_help = man_help(PROGRAM, "keys add", "index"))]
+    Man(ManArgs),
 }
 
 /// Where the keys are, when neither `--keys` nor the configuration says.
 pub(crate) const DEFAULT_KEYS: &str = "explorer-keys.toml";
 
-/// A mistake in the command line or a file it names: nothing was done ([`EXIT_USAGE`]).
-#[derive(Debug)]
-pub struct Usage(pub String);
-
-impl std::fmt::Display for Usage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Usage {}
-
-/// The exit code of a command that failed with `error`.
-pub fn exit_code(error: &anyhow::Error) -> u8 {
-    let usage = error.chain().any(|e| {
-        e.is::<Usage>()
-            || e.is::<crate::config::ConfigError>()
-            || e.is::<crate::keys::KeyError>()
-            || matches!(
-                e.downcast_ref(),
-                Some(crate::ExplorerError::Archive(
-                    modoai_archive::archive::ReadError::NotAnArchive(_)
-                ))
-            )
-            || matches!(
-                e.downcast_ref(),
-                Some(modoai_archive::archive::ReadError::NotAnArchive(_))
-            )
-    });
-    if usage {
-        EXIT_USAGE
-    } else if error
-        .chain()
-        .any(|e| matches!(e.downcast_ref(), Some(crate::ExplorerError::Interrupted)))
+/// The exit of a cause the explorer sorts itself: [`Exit::Usage`] for a bad configuration or
+/// key file, or a folder that is no archive; [`Exit::Interrupted`] for an index stopped at a
+/// checkpoint (a `usage` error is sorted by `modoai-cli`). The `classify` of
+/// [`modoai_cli::finish`].
+pub fn classify(cause: &(dyn StdError + 'static)) -> Option<Exit> {
+    use modoai_archive::archive::ReadError;
+    let not_an_archive = |e: Option<&ReadError>| matches!(e, Some(ReadError::NotAnArchive(_)));
+    if cause.is::<crate::config::ConfigError>()
+        || cause.is::<crate::keys::KeyError>()
+        || not_an_archive(cause.downcast_ref())
+        || matches!(
+            cause.downcast_ref(),
+            Some(crate::ExplorerError::Archive(e)) if not_an_archive(Some(e))
+        )
     {
-        EXIT_INTERRUPTED
+        Some(Exit::Usage)
+    } else if matches!(
+        cause.downcast_ref(),
+        Some(crate::ExplorerError::Interrupted)
+    ) {
+        Some(Exit::Interrupted)
     } else {
-        EXIT_FAILED
+        None
     }
 }
 
-/// Runs the command; the exit code of what it did.
-pub fn run(cli: Cli) -> anyhow::Result<u8> {
-    init_logging(cli.quiet);
+/// Runs the command; how it ended.
+pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
         Command::Index(a) => index::run(a, cli.quiet),
         Command::Serve(a) => serve::run(a),
         Command::Keys(k) => keys::run(k),
+        Command::Completions(c) => {
+            modoai_cli::completions(Cli::command(), &c)?;
+            Ok(Exit::Done)
+        }
+        Command::Man(m) => {
+            modoai_cli::man(Cli::command(), &m)?;
+            Ok(Exit::Done)
+        }
     }
-}
-
-fn init_logging(quiet: bool) {
-    use std::io::IsTerminal;
-    let default = if quiet { "error" } else { "warn" };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let colours = std::io::stderr().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(colours)
-        .init();
 }
 
 /// The archive folders given with `--archive`, each checked to be an archive.
 pub(crate) fn archives(dirs: &[PathBuf]) -> anyhow::Result<()> {
     for d in dirs {
         modoai_archive::archive::Reader::open(d)
-            .map_err(|e| Usage(format!("--archive {}: {e}", d.display())))?;
+            .map_err(|e| usage(format!("--archive {}: {e}", d.display())))?;
     }
     Ok(())
 }
@@ -136,7 +139,7 @@ pub(crate) fn archives(dirs: &[PathBuf]) -> anyhow::Result<()> {
 pub(crate) fn tools(plugins: Option<&std::path::Path>) -> anyhow::Result<modoai_tools::ToolRunner> {
     Ok(match plugins {
         Some(p) => {
-            modoai_tools::ToolRunner::from_plugins_file(p).map_err(|e| Usage(e.to_string()))?
+            modoai_tools::ToolRunner::from_plugins_file(p).map_err(|e| usage(e.to_string()))?
         }
         None => modoai_tools::ToolRunner::defaults()?,
     })

@@ -8,7 +8,9 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::Args;
 
-use super::{archives, tools, DEFAULT_KEYS, EXIT_OK};
+use modoai_cli::Exit;
+
+use super::{archives, tools, DEFAULT_KEYS};
 use crate::config::ServeConfig;
 use crate::index::BuildOptions;
 use crate::serve::{library, serve};
@@ -43,7 +45,7 @@ pub(crate) struct ServeArgs {
     plugins: Option<PathBuf>,
 }
 
-pub(crate) fn run(args: ServeArgs) -> anyhow::Result<u8> {
+pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
     archives(&args.archive)?;
     let config = match &args.config {
         Some(p) => ServeConfig::load(p)?,
@@ -88,5 +90,5 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<u8> {
             .context("the server failed")?;
         Ok::<_, anyhow::Error>(())
     })?;
-    Ok(EXIT_OK)
+    Ok(Exit::Done)
 }

@@ -5,12 +5,13 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Args;
 use modoai_archive::archive::Archive;
+use modoai_cli::Exit;
 use modoai_harvester::client::Client;
 use modoai_harvester::harvest::{HarvestOptions, Harvester};
 
 use super::{
     check_date, endpoint_url, explore, interrupt, progress, store, summary, usage, ClientArgs,
-    WarcArgs,
+    WarcArgs, PROGRAM,
 };
 
 pub(super) const HARVEST_HELP: &str = "\
@@ -74,7 +75,7 @@ pub(super) fn run(
     handle: tokio::runtime::Handle,
     quiet: bool,
     cancel: tokio_util::sync::CancellationToken,
-) -> anyhow::Result<u8> {
+) -> anyhow::Result<Exit> {
     check_date("--from", args.from.as_deref())?;
     check_date("--until", args.until.as_deref())?;
     if args.index && args.warc.store.is_some() {
@@ -117,7 +118,7 @@ pub(super) fn run(
     match &result.error {
         Some(_) if result.is_interrupted() => eprintln!("{}", interrupt::INTERRUPTED),
         Some(e) => {
-            eprintln!("error: {e}");
+            modoai_cli::report(PROGRAM, e);
             if !usage && (result.pages > 0 || result.resumed) {
                 eprintln!("run the same command again to continue from the last completed page");
             }

@@ -1,16 +1,17 @@
 //! SIGINT and SIGTERM: the first stops the harvests at their next safe point, the second at once.
 
+use modoai_cli::Exit;
 use tokio::runtime::Runtime;
 use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio_util::sync::CancellationToken;
 
-use super::{progress, EXIT_INTERRUPTED};
+use super::progress;
 
 /// What the harvester says when it stopped at a safe point.
 pub(crate) const INTERRUPTED: &str = "interrupted; run the same command again to continue";
 
 /// A token cancelled by the first SIGINT or SIGTERM. A second one exits with
-/// [`EXIT_INTERRUPTED`] at once: the archive may then hold an unfinished WARC file, which the
+/// [`Exit::Interrupted`] at once: the archive may then hold an unfinished WARC file, which the
 /// next run of the same command cuts back to its last complete item and closes.
 pub(crate) fn on_signal(runtime: &Runtime) -> anyhow::Result<CancellationToken> {
     let token = CancellationToken::new();
@@ -31,7 +32,7 @@ pub(crate) fn on_signal(runtime: &Runtime) -> anyhow::Result<CancellationToken> 
         progress::eprintln(
             "aborted; run the same command again: it repairs the archive and continues",
         );
-        std::process::exit(i32::from(EXIT_INTERRUPTED));
+        std::process::exit(i32::from(Exit::Interrupted.code()));
     });
     Ok(token)
 }

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::Args;
 use modoai_archive::archive::Archive;
+use modoai_cli::Exit;
 use modoai_harvester::client::Client;
 use modoai_harvester::harvest::{HarvestOptions, Harvester, Quiet};
 use modoai_harvester::shard::Shard;
@@ -21,10 +22,7 @@ use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;
 
 use super::list_report::{self, Outcome, Report, Row};
-use super::{
-    check_date, endpoint_url, interrupt, summary, usage, ClientArgs, WarcArgs, EXIT_FAILED,
-    EXIT_INTERRUPTED, EXIT_OK,
-};
+use super::{check_date, endpoint_url, interrupt, summary, usage, ClientArgs, WarcArgs, PROGRAM};
 
 /// A harvest list with every key: `harvest-list --help` shows it, and a test reads it with
 /// [`read`].
@@ -178,7 +176,7 @@ pub(crate) fn run(
     args: ListArgs,
     quiet: bool,
     cancel: CancellationToken,
-) -> anyhow::Result<u8> {
+) -> anyhow::Result<Exit> {
     if args.jobs == 0 {
         return Err(usage("--jobs must be at least 1"));
     }
@@ -260,10 +258,10 @@ fn finish(
     started: String,
     rows: &[Row],
     quiet: bool,
-) -> anyhow::Result<u8> {
+) -> anyhow::Result<Exit> {
     for r in rows.iter().filter(|r| r.outcome != Outcome::Interrupted) {
         if let Some(e) = &r.error {
-            eprintln!("error: {}: {e}", r.endpoint);
+            modoai_cli::report(PROGRAM, format_args!("{}: {e}", r.endpoint));
         }
     }
     if !quiet {
@@ -273,9 +271,9 @@ fn finish(
         Report::new(list, shard.map(|s| s.to_string()), started, rows).write(path)?;
     }
     let code = list_report::exit_code(rows);
-    if code == EXIT_INTERRUPTED {
+    if code == Exit::Interrupted {
         eprintln!("{}", interrupt::INTERRUPTED);
-    } else if code == EXIT_FAILED {
+    } else if code == Exit::Failed {
         eprintln!("some endpoints stopped early: run the same command again to continue them");
     }
     Ok(code)
@@ -298,7 +296,7 @@ fn not_started(
 }
 
 /// Prints one line per endpoint: what `harvest-list` would harvest into which archive.
-fn dry_run(lists: &[(PathBuf, HarvestOptions)]) -> anyhow::Result<u8> {
+fn dry_run(lists: &[(PathBuf, HarvestOptions)]) -> anyhow::Result<Exit> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
     for (archive, o) in lists {
@@ -321,7 +319,7 @@ fn dry_run(lists: &[(PathBuf, HarvestOptions)]) -> anyhow::Result<u8> {
         )?;
     }
     out.flush()?;
-    Ok(EXIT_OK)
+    Ok(Exit::Done)
 }
 
 /// Harvests the lists of one archive in order; a list's summary is printed (unless `quiet`)
@@ -392,10 +390,10 @@ fn close(
     a.close()
         .map_err(|e| format!("cannot close the archive {}: {e}", archive.display()))?;
     let code = match rows.iter().any(|(_, r)| r.outcome == Outcome::Interrupted) {
-        true => EXIT_INTERRUPTED,
-        false => EXIT_OK,
+        true => Exit::Interrupted,
+        false => Exit::Done,
     };
-    if super::store::finish(stored, archive, code, true) == EXIT_FAILED {
+    if super::store::finish(stored, archive, code, true) == Exit::Failed {
         return Err(format!(
             "{}: not all files were moved to the store; run the same command again",
             archive.display()

@@ -5,10 +5,11 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use modoai_cli::Exit;
 use modoai_harvester::harvest::{HarvestOptions, Summary};
 use serde::Serialize;
 
-use super::{summary, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE};
+use super::summary;
 
 /// How one endpoint's harvest ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -32,10 +33,10 @@ pub(crate) enum Outcome {
 impl Outcome {
     fn of(s: &Summary) -> Outcome {
         match summary::exit_code(s) {
-            EXIT_OK => Outcome::Complete,
-            EXIT_PROBLEMS => Outcome::Problems,
-            EXIT_INTERRUPTED => Outcome::Interrupted,
-            EXIT_USAGE => Outcome::Refused,
+            Exit::Done => Outcome::Complete,
+            Exit::Problems => Outcome::Problems,
+            Exit::Interrupted => Outcome::Interrupted,
+            Exit::Usage => Outcome::Refused,
             _ => Outcome::Failed,
         }
     }
@@ -226,15 +227,15 @@ pub(crate) fn table(rows: &[Row]) -> String {
 }
 
 /// The exit code of the whole run: the worst outcome.
-pub(crate) fn exit_code(rows: &[Row]) -> u8 {
+pub(crate) fn exit_code(rows: &[Row]) -> Exit {
     let worst = |o: Outcome| rows.iter().any(|r| r.outcome == o);
     if worst(Outcome::Interrupted) || worst(Outcome::NotStarted) {
-        EXIT_INTERRUPTED
+        Exit::Interrupted
     } else if worst(Outcome::Failed) || worst(Outcome::Refused) {
-        EXIT_FAILED
+        Exit::Failed
     } else if worst(Outcome::Problems) {
-        EXIT_PROBLEMS
+        Exit::Problems
     } else {
-        EXIT_OK
+        Exit::Done
     }
 }

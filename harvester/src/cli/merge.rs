@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use modoai_archive::merge::{merge, MergeError, MergeOptions};
+use modoai_cli::Exit;
 
-use super::{summary, usage, EXIT_OK};
+use super::{summary, usage};
 
 /// `merge -h`: examples and where the exit codes are.
 pub(crate) const HELP: &str = "\
@@ -33,7 +34,7 @@ pub(crate) struct MergeArgs {
     link: bool,
 }
 
-pub(crate) fn run(args: MergeArgs, quiet: bool) -> anyhow::Result<u8> {
+pub(crate) fn run(args: MergeArgs, quiet: bool) -> anyhow::Result<Exit> {
     let options = MergeOptions { link: args.link };
     let report = merge(&args.archives, &args.out, options).map_err(|e| match e {
         MergeError::NoInputs
@@ -62,5 +63,5 @@ pub(crate) fn run(args: MergeArgs, quiet: bool) -> anyhow::Result<u8> {
             report.archive_id.as_deref().unwrap_or("(none yet)"),
         ))?;
     }
-    Ok(EXIT_OK)
+    Ok(Exit::Done)
 }

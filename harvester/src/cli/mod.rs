@@ -8,7 +8,6 @@ mod inspect;
 mod interrupt;
 mod list;
 mod list_report;
-mod manual;
 mod merge;
 mod profile;
 mod progress;
@@ -18,41 +17,52 @@ mod store;
 mod summary;
 mod wacz;
 
-use std::process::ExitCode;
+use std::error::Error as StdError;
 
 use anyhow::Context as _;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use modoai_archive::archive::{ArchiveError, NotAnArchive, ReadError};
+use modoai_cli::{completions_help, man_help, CompletionsArgs, Exit, ManArgs};
 use modoai_protocol::Datestamp;
 
 pub(crate) use args::{ClientArgs, WarcArgs};
 use harvest::{HarvestArgs, HARVEST_HELP};
+pub(crate) use modoai_cli::usage;
+pub(crate) use progress::log_writer;
 
-/// Done: harvested to the end, found, written.
-pub(crate) const EXIT_OK: u8 = 0;
-/// The command ran but stopped early or found nothing (the endpoint failed, a page stayed
-/// broken, the archive is in use, a lookup had no match).
-pub(crate) const EXIT_FAILED: u8 = 1;
-/// Bad usage, arguments or configuration: nothing was done.
-pub(crate) const EXIT_USAGE: u8 = 2;
-/// Done, but with problems it reports: items not archived or failing fixity.
-pub(crate) const EXIT_PROBLEMS: u8 = 3;
-/// Interrupted by SIGINT/SIGTERM at a safe point (or aborted by a second one): the same command
-/// again continues. 128 + SIGINT, as shells report a process ended by Ctrl-C.
-pub(crate) const EXIT_INTERRUPTED: u8 = 130;
+/// The program's name, as its messages begin.
+pub(crate) const PROGRAM: &str = "modoai-harvester";
 
-/// The exit codes, as `--help` lists them.
-const EXIT_CODES: &str = "\
-Exit codes:
-  0  done: the list was harvested to its end, the lookup found its answer
-  1  the command ran but stopped early or found nothing (see the message; run the same
-     harvest again to continue from the last completed page)
-  2  bad usage, arguments or configuration: nothing was done (also when the endpoint refuses
-     what was asked: a set it does not list, a format it does not have, a bad argument)
-  3  done, but some items were not archived or failed a fixity check (recorded in the archive),
-     or a corpus left out parts of WARC files still open (see its message)
-  130 interrupted by Ctrl-C (SIGINT) or SIGTERM (harvest, harvest-list): the archive was
-     closed at a safe point; run the same command again to continue";
+/// The exit codes, as `--help` lists them: the policy of the three programs (`modoai-cli`), as
+/// the harvester uses it.
+fn exit_codes() -> String {
+    Exit::help(&[
+        (
+            Exit::Done,
+            "done: the list was harvested to its end, the lookup found its answer",
+        ),
+        (
+            Exit::Failed,
+            "the command ran but stopped early or found nothing (see the message; run the same\n\
+             harvest again to continue from the last completed page)",
+        ),
+        (
+            Exit::Usage,
+            "bad usage, arguments or configuration: nothing was done (also when the endpoint refuses\n\
+             what was asked: a set it does not list, a format it does not have, a bad argument)",
+        ),
+        (
+            Exit::Problems,
+            "done, but some items were not archived or failed a fixity check (recorded in the archive),\n\
+             or a corpus left out parts of WARC files still open (see its message)",
+        ),
+        (
+            Exit::Interrupted,
+            "interrupted by Ctrl-C (SIGINT) or SIGTERM (harvest, harvest-list): the archive was\n\
+             closed at a safe point; run the same command again to continue",
+        ),
+    ])
+}
 
 /// Examples of the commands, as the top `--help` shows them.
 const EXAMPLES: &str = "\
@@ -71,7 +81,7 @@ profile, pwid resolve, corpus) need read access only and work while a harvest ru
 
 /// The top `--help`'s text after the options: examples, then the exit codes.
 fn top_help() -> String {
-    format!("{EXAMPLES}\n\n{EXIT_CODES}")
+    format!("{EXAMPLES}\n\n{}", exit_codes())
 }
 
 /// Harvests OAI-PMH 2.0 endpoints into WARC 1.1 archives with a CDXJ index.
@@ -128,12 +138,12 @@ Exit codes: see modoai-harvester --help."
     #[command(after_help = pwid::CORPUS_HELP)]
     Corpus(pwid::CorpusArgs),
     /// Print the shell completion script of modoai-harvester for SHELL.
-    #[command(after_help = manual::COMPLETIONS_HELP)]
-    Completions(manual::CompletionsArgs),
+    #[command(after_help = completions_help(PROGRAM))]
+    Completions(CompletionsArgs),
     /// Print the manual page (roff) of modoai-harvester or of one of its commands, or write
     /// them all.
-    #[command(after_help = manual::MAN_HELP)]
-    Man(manual::ManArgs),
+    #[command(after_help = man_help(PROGRAM, "inspect archive", "harvest"))]
+    Man(ManArgs),
     /// Repair an archive a killed harvest left (`.open` WARC files, an index lacking its last
     /// items) without harvesting.
     Repair(repair::RepairArgs),
@@ -148,68 +158,17 @@ Exit codes: see modoai-harvester --help."
     Merge(merge::MergeArgs),
 }
 
-/// A mistake in the command line or in a file it names: nothing was done ([`EXIT_USAGE`]).
-#[derive(Debug)]
-pub(crate) struct Usage(String);
-
-impl std::fmt::Display for Usage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+/// The exit of a cause the harvester sorts itself: [`Exit::Usage`] for a folder that is no
+/// archive, or an archive id the archive does not have (a `usage` error is sorted by
+/// `modoai-cli`); the `classify` of [`modoai_cli::finish`].
+pub(crate) fn classify(cause: &(dyn StdError + 'static)) -> Option<Exit> {
+    let is_usage = cause.is::<NotAnArchive>()
+        || matches!(cause.downcast_ref(), Some(ReadError::NotAnArchive(_)))
+        || matches!(cause.downcast_ref(), Some(ArchiveError::ArchiveId(_)));
+    is_usage.then_some(Exit::Usage)
 }
 
-impl std::error::Error for Usage {}
-
-/// A [`Usage`] error with this message.
-pub(crate) fn usage(message: impl Into<String>) -> anyhow::Error {
-    Usage(message.into()).into()
-}
-
-/// The exit code of a command that failed with `error`: [`EXIT_USAGE`] for a mistake in the
-/// command (its arguments, a folder that is no archive, a file that is no harvest list, an
-/// archive id the archive does not have), else [`EXIT_FAILED`].
-pub(crate) fn exit_code(error: &anyhow::Error) -> u8 {
-    let is_usage = error.chain().any(|e| {
-        e.is::<Usage>()
-            || e.is::<NotAnArchive>()
-            || matches!(e.downcast_ref(), Some(ReadError::NotAnArchive(_)))
-            || matches!(e.downcast_ref(), Some(ArchiveError::ArchiveId(_)))
-    });
-    if is_usage {
-        EXIT_USAGE
-    } else {
-        EXIT_FAILED
-    }
-}
-
-/// Whether `error` is stdout closed by its reader (`… | head`): the output is not wanted any more,
-/// so the command ends quietly, as other Unix tools do.
-pub(crate) fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|e| {
-        e.downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    })
-}
-
-pub(crate) fn init_logging(quiet: bool) {
-    let default = if quiet { "error" } else { "warn" };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(progress::log_writer)
-        .with_ansi(colours())
-        .init();
-}
-
-/// ANSI colours only on a terminal, and not when `NO_COLOR` is set (no-color.org): log files
-/// and pipes get plain text.
-fn colours() -> bool {
-    use std::io::IsTerminal;
-    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-}
-
-pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -221,28 +180,33 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let handle = runtime.handle().clone();
             let quiet = cli.quiet;
             let cancel = interrupt::on_signal(&runtime)?;
-            let code = runtime.block_on(async move {
+            runtime.block_on(async move {
                 tokio::task::spawn_blocking(move || {
                     harvest::run(args, client, handle, quiet, cancel)
                 })
                 .await
-            })??;
-            Ok(ExitCode::from(code))
+            })?
         }
         Command::HarvestList(args) => {
             let cancel = interrupt::on_signal(&runtime)?;
-            list::run(&runtime, args, cli.quiet, cancel).map(ExitCode::from)
+            list::run(&runtime, args, cli.quiet, cancel)
         }
-        Command::Inspect(i) => inspect::run(&runtime, i).map(|()| ExitCode::from(EXIT_OK)),
+        Command::Inspect(i) => inspect::run(&runtime, i).map(|()| Exit::Done),
         Command::Profile(p) => profile::run(p),
         Command::Pwid(p) => pwid::run(p),
         Command::Corpus(c) => pwid::corpus(c),
-        Command::Completions(c) => manual::completions(&c).map(ExitCode::from),
-        Command::Man(m) => manual::man(&m).map(ExitCode::from),
-        Command::Repair(r) => repair::run(r).map(|()| ExitCode::from(EXIT_OK)),
-        Command::FetchArchive(f) => store::fetch(runtime.handle(), &f).map(ExitCode::from),
-        Command::Wacz(w) => wacz::run(w).map(|()| ExitCode::from(EXIT_OK)),
-        Command::Merge(m) => merge::run(m, cli.quiet).map(ExitCode::from),
+        Command::Completions(c) => {
+            modoai_cli::completions(Cli::command(), &c)?;
+            Ok(Exit::Done)
+        }
+        Command::Man(m) => {
+            modoai_cli::man(Cli::command(), &m)?;
+            Ok(Exit::Done)
+        }
+        Command::Repair(r) => repair::run(r).map(|()| Exit::Done),
+        Command::FetchArchive(f) => store::fetch(runtime.handle(), &f),
+        Command::Wacz(w) => wacz::run(w).map(|()| Exit::Done),
+        Command::Merge(m) => merge::run(m, cli.quiet),
     }
 }
 
@@ -280,7 +244,28 @@ pub(crate) fn endpoint_url(value: &str) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::endpoint_url;
+    use super::{endpoint_url, Cli};
+
+    #[test]
+    fn every_command_has_a_page_named_after_its_path() {
+        use clap::CommandFactory;
+        let dir = tempfile::tempdir().unwrap();
+        let pages = modoai_cli::man_pages(Cli::command(), dir.path()).unwrap();
+        let names: Vec<String> = pages
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        for name in [
+            "modoai-harvester.1",
+            "modoai-harvester-harvest.1",
+            "modoai-harvester-inspect-archive.1",
+            "modoai-harvester-completions.1",
+            "modoai-harvester-man.1",
+        ] {
+            assert!(names.iter().any(|n| n == name), "{name} not in {names:?}");
+        }
+        assert!(!names.iter().any(|n| n.contains("help")), "{names:?}");
+    }
 
     #[test]
     fn endpoint_urls_are_absolute_http_urls_with_a_host_and_no_white_space() {

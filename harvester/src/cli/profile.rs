@@ -1,15 +1,15 @@
 //! `profile`: MementoMap profiles (generate, compact, lookup).
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use modoai_archive::archive::{Reader, Timeline};
 use modoai_archive::profile::{self, CompactOptions, Header, Stats};
+use modoai_cli::Exit;
 use serde::Serialize;
 
-use super::{usage, EXIT_FAILED, EXIT_OK};
+use super::usage;
 
 const PROFILE_HELP: &str = "\
 Examples:
@@ -93,7 +93,7 @@ Exit codes: see modoai-harvester --help.")]
     },
 }
 
-pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<Exit> {
     let json = args.json;
     match args.command {
         Some(ProfileCommand::Compact {
@@ -111,7 +111,7 @@ pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             let stats = profile::compact(&input, &output, &options)
                 .with_context(|| format!("cannot compact {}", input.display()))?;
             report(&stats, None, json)?;
-            Ok(ExitCode::from(EXIT_OK))
+            Ok(Exit::Done)
         }
         Some(ProfileCommand::Lookup { file, uri }) => {
             match profile::lookup(&file, &uri)
@@ -127,14 +127,14 @@ pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
                         true => print(&serde_json::to_string_pretty(&hit)?)?,
                         false => print(&format!("{} {} {}", hit.key, hit.frequency, hit.distance))?,
                     }
-                    Ok(ExitCode::from(EXIT_OK))
+                    Ok(Exit::Done)
                 }
                 None => {
                     match json {
                         true => print("null")?,
                         false => print(&format!("no key of {} covers {uri}", file.display()))?,
                     }
-                    Ok(ExitCode::from(EXIT_FAILED))
+                    Ok(Exit::Failed)
                 }
             }
         }
@@ -171,7 +171,7 @@ pub(crate) fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             let stats = profile::generate_from(input, &out, &header)
                 .with_context(|| format!("cannot write {}", out.display()))?;
             report(&stats, header.deletions, json)?;
-            Ok(ExitCode::from(EXIT_OK))
+            Ok(Exit::Done)
         }
     }
 }

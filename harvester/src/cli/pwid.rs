@@ -3,17 +3,17 @@
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use modoai_archive::archive::{Reader, ResolveError, Resolved};
 use modoai_archive::corpus::{write_corpus, Selection};
 use modoai_archive::pwid::Pwid;
+use modoai_cli::Exit;
 use modoai_protocol::Datestamp;
 use serde::Serialize;
 
-use super::{EXIT_FAILED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE};
+use super::PROGRAM;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum PwidCommand {
@@ -111,7 +111,7 @@ struct ResolveReport {
     extracted_bytes: Option<u64>,
 }
 
-pub(crate) fn run(cmd: PwidCommand) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(cmd: PwidCommand) -> anyhow::Result<Exit> {
     let PwidCommand::Resolve {
         pwid,
         archive,
@@ -127,23 +127,23 @@ pub(crate) fn run(cmd: PwidCommand) -> anyhow::Result<ExitCode> {
     let pwid: Pwid = match pwid.parse() {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("error: {pwid:?} is not a PWID: {e}");
-            return Ok(ExitCode::from(EXIT_USAGE));
+            modoai_cli::report(PROGRAM, format_args!("{pwid:?} is not a PWID: {e}"));
+            return Ok(Exit::Usage);
         }
     };
     let reader = Reader::open(&archive)?;
     let found = match reader.resolve(&pwid) {
         Ok(found) => found,
         Err(e @ ResolveError::OtherArchive { .. }) => {
-            eprintln!("error: {e}");
-            return Ok(ExitCode::from(EXIT_USAGE));
+            modoai_cli::report(PROGRAM, &e);
+            return Ok(Exit::Usage);
         }
         Err(e @ (ResolveError::NotFound { .. } | ResolveError::Ambiguous { .. })) => {
-            eprintln!("error: {e}");
+            modoai_cli::report(PROGRAM, &e);
             if !reader.open_files()?.is_empty() {
                 super::inspect::warn_open(&archive, reader.open_files()?.len() as u64, 0);
             }
-            return Ok(ExitCode::from(EXIT_FAILED));
+            return Ok(Exit::Failed);
         }
         Err(e) => return Err(e.into()),
     };
@@ -178,7 +178,7 @@ pub(crate) fn run(cmd: PwidCommand) -> anyhow::Result<ExitCode> {
         (false, true) => {}
     }
     out.flush()?;
-    Ok(ExitCode::from(EXIT_OK))
+    Ok(Exit::Done)
 }
 
 /// Writes the record's payload to `path`, or to stdout for `-`.
@@ -195,7 +195,7 @@ fn extract_to(reader: &Reader, found: &Resolved, path: &std::path::Path) -> anyh
     Ok(n)
 }
 
-pub(crate) fn corpus(args: CorpusArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn corpus(args: CorpusArgs) -> anyhow::Result<Exit> {
     let date = |name: &str, v: &Option<String>, end: bool| -> anyhow::Result<Option<Datestamp>> {
         super::check_date(name, v.as_deref())?;
         Ok(v.as_deref()
@@ -224,7 +224,7 @@ pub(crate) fn corpus(args: CorpusArgs) -> anyhow::Result<ExitCode> {
     let corpus = write_corpus(&reader, &selection, args.description.as_deref(), out)?;
     eprintln!("{}: {} parts", corpus.pwid, corpus.parts);
     if corpus.left_out == 0 {
-        return Ok(ExitCode::from(EXIT_OK));
+        return Ok(Exit::Done);
     }
     tracing::error!(
         "{} selected parts are left out: their WARC files are still open (`.open`), and a \
@@ -234,5 +234,5 @@ pub(crate) fn corpus(args: CorpusArgs) -> anyhow::Result<ExitCode> {
         corpus.left_out,
         args.archive.display()
     );
-    Ok(ExitCode::from(EXIT_PROBLEMS))
+    Ok(Exit::Problems)
 }

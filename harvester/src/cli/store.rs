@@ -7,11 +7,12 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
+use modoai_cli::Exit;
 use modoai_harvester::store::{self, Store, StoreError, JOURNAL};
 use tokio::runtime::Handle;
 use tokio_util::sync::CancellationToken;
 
-use super::{usage, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS};
+use super::{usage, PROGRAM};
 
 /// How often closed WARC files are looked for while a harvest runs.
 const EVERY: Duration = Duration::from_secs(2);
@@ -128,22 +129,22 @@ async fn moving(store: Store, dir: PathBuf, stop: CancellationToken) {
 
 /// The exit code of a run whose harvest ended with `code`, after its store `sync` finished (an
 /// interrupted run only stops moving files: the next one moves them).
-pub(crate) fn finish(sync: Option<Sync>, dir: &Path, code: u8, quiet: bool) -> u8 {
+pub(crate) fn finish(sync: Option<Sync>, dir: &Path, code: Exit, quiet: bool) -> Exit {
     let Some(mut sync) = sync else { return code };
-    if code == EXIT_INTERRUPTED {
+    if code == Exit::Interrupted {
         sync.stop();
         return code;
     }
     match sync.finish(quiet) {
         Ok(()) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            modoai_cli::report(PROGRAM, &e);
             eprintln!(
                 "the files not moved stay in {}; run the same command again to move them",
                 dir.display()
             );
             match code {
-                EXIT_OK | EXIT_PROBLEMS => EXIT_FAILED,
+                Exit::Done | Exit::Problems => Exit::Failed,
                 other => other,
             }
         }
@@ -158,12 +159,12 @@ fn open(url: &str) -> anyhow::Result<Store> {
 }
 
 /// `fetch-archive`: downloads an archive from its store.
-pub(crate) fn fetch(handle: &Handle, args: &FetchArgs) -> anyhow::Result<u8> {
+pub(crate) fn fetch(handle: &Handle, args: &FetchArgs) -> anyhow::Result<Exit> {
     let store = open(&args.store)?;
     let fetched = handle.block_on(store::fetch(&store, &args.out))?;
     if fetched.files + fetched.kept == 0 {
-        eprintln!("error: {} holds no archive", store.url());
-        return Ok(EXIT_FAILED);
+        modoai_cli::report(PROGRAM, format_args!("{} holds no archive", store.url()));
+        return Ok(Exit::Failed);
     }
     eprintln!(
         "fetched {} files ({:.2} MB) into {}; {} already there",
@@ -172,7 +173,7 @@ pub(crate) fn fetch(handle: &Handle, args: &FetchArgs) -> anyhow::Result<u8> {
         args.out.display(),
         fetched.kept
     );
-    Ok(EXIT_OK)
+    Ok(Exit::Done)
 }
 
 /// `inspect archive`'s line on WARC files moved to a store, if any.

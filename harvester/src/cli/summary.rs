@@ -1,9 +1,8 @@
 //! The summary printed after a harvest, and the exit code it implies.
 
 use modoai_archive::archive::Recovery;
+use modoai_cli::Exit;
 use modoai_harvester::harvest::Summary;
-
-use super::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE};
 
 /// A few lines for people.
 pub(crate) fn render(s: &Summary) -> String {
@@ -66,16 +65,16 @@ pub(crate) fn recovery(r: &Recovery) -> String {
     )
 }
 
-pub(crate) fn exit_code(s: &Summary) -> u8 {
+pub(crate) fn exit_code(s: &Summary) -> Exit {
     if s.is_interrupted() {
-        EXIT_INTERRUPTED
+        Exit::Interrupted
     } else if s.error.as_ref().is_some_and(|e| e.is_usage()) {
-        EXIT_USAGE
+        Exit::Usage
     } else if s.error.is_some() {
-        EXIT_FAILED
+        Exit::Failed
     } else if s.fixity_errors > 0 || s.bad_records > 0 {
-        EXIT_PROBLEMS
+        Exit::Problems
     } else {
-        EXIT_OK
+        Exit::Done
     }
 }

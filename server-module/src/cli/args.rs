@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use modoai_cli::{completions_help, man_help, CompletionsArgs, ManArgs};
 
 use crate::OaiSection;
 
@@ -16,7 +17,7 @@ use super::help;
     version,
     about = "Serve a web site with every file as an OAI-PMH 2.0 record",
     long_about = None,
-    after_help = help::MODOAI
+    after_help = help::modoai()
 )]
 pub struct Cli {
     /// The command to run.
@@ -43,10 +44,10 @@ pub enum Command {
     #[command(after_help = help::HASH_SECRET)]
     HashSecret(HashSecretArgs),
     /// Print the shell completion script of modoai for SHELL.
-    #[command(after_help = help::COMPLETIONS)]
+    #[command(after_help = completions_help("modoai"))]
     Completions(CompletionsArgs),
     /// Print the manual page (roff) of modoai or of one of its commands, or write them all.
-    #[command(after_help = help::MAN)]
+    #[command(after_help = man_help("modoai", "plugins check", "serve"))]
     Man(ManArgs),
 }
 
@@ -69,26 +70,6 @@ pub struct RecordsArgs {
     /// One JSON object per line instead of text.
     #[arg(long)]
     pub(crate) json: bool,
-}
-
-/// The arguments of `modoai completions`.
-#[derive(Parser)]
-pub struct CompletionsArgs {
-    /// The shell.
-    #[arg(value_enum)]
-    pub(crate) shell: clap_complete::Shell,
-}
-
-/// The arguments of `modoai man`.
-#[derive(Parser)]
-pub struct ManArgs {
-    /// The command whose page to print, e.g. `serve` or `plugins check` [default: modoai itself]
-    #[arg(value_name = "COMMAND")]
-    pub(crate) command: Vec<String>,
-    /// Write the pages of modoai and of every command into this folder (created if missing),
-    /// named modoai.1, modoai-serve.1, …, instead of printing one.
-    #[arg(long, value_name = "DIR", conflicts_with = "command")]
-    pub(crate) out_dir: Option<PathBuf>,
 }
 
 /// The arguments of `modoai hash-secret`.
@@ -254,5 +235,40 @@ mod tests {
             let err = parse_listen(bad).unwrap_err();
             assert!(err.contains("IP:PORT"), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn every_command_has_a_page_named_after_its_path() {
+        use clap::CommandFactory;
+        let dir = tempfile::tempdir().unwrap();
+        let pages = modoai_cli::man_pages(Cli::command(), dir.path()).unwrap();
+        let names: Vec<String> = pages
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        for name in [
+            "modoai.1",
+            "modoai-serve.1",
+            "modoai-plugins.1",
+            "modoai-plugins-check.1",
+            "modoai-plugins-explain.1",
+            "modoai-hash-secret.1",
+            "modoai-completions.1",
+            "modoai-man.1",
+        ] {
+            assert!(names.iter().any(|n| n == name), "{name} not in {names:?}");
+        }
+        assert!(!names.iter().any(|n| n.contains("help")), "{names:?}");
+    }
+
+    #[test]
+    fn a_nested_command_is_found_by_its_path() {
+        use clap::CommandFactory;
+        let path = ["plugins".to_owned(), "check".to_owned()];
+        let page = modoai_cli::man_page(Cli::command(), &path).unwrap();
+        let page = String::from_utf8(page).unwrap();
+        assert!(page.contains("modoai\\-plugins\\-check"), "{page}");
+        assert!(page.contains("\\-\\-json"), "{page}");
+        assert!(modoai_cli::man_page(Cli::command(), &["nothing".to_owned()]).is_err());
     }
 }

@@ -2,11 +2,13 @@
 
 use std::io;
 
+use modoai_cli::{Exit, ManualError};
+
 use crate::{ConfigError, PluginsError};
 
-/// Why a command stopped. [`CliError::exit_code`] sorts it by the binary's one policy: 2 when
-/// the arguments or configuration are bad and nothing was done, 1 when the command ran and
-/// failed at run time, 3 when it ran to the end but found problems it reports.
+/// Why a command stopped. [`CliError::exit`] sorts it by the programs' one policy: 2 when the
+/// arguments or configuration are bad and nothing was done, 1 when the command ran and failed at
+/// run time, 3 when it ran to the end but found problems it reports.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CliError {
@@ -41,21 +43,31 @@ pub enum CliError {
     /// Some plugins are missing or broken; the report above says which.
     #[error("some plugins are missing or broken")]
     Unhealthy,
+    /// `completions` or `man` failed.
+    #[error(transparent)]
+    Manual(#[from] ManualError),
 }
 
 impl CliError {
-    /// 1 for a failure at run time, 2 for bad usage or configuration (nothing was done), 3 for
-    /// a command that ran but reports problems.
-    pub fn exit_code(&self) -> u8 {
+    /// [`Exit::Failed`] for a failure at run time, [`Exit::Usage`] for bad usage or
+    /// configuration (nothing was done), [`Exit::Problems`] for a command that ran but reports
+    /// problems.
+    pub fn exit(&self) -> Exit {
         match self {
-            CliError::Runtime { .. } => 1,
-            CliError::Unhealthy => 3,
+            CliError::Runtime { .. } => Exit::Failed,
+            CliError::Unhealthy => Exit::Problems,
+            CliError::Manual(e) => e.exit(),
             CliError::Config(_)
             | CliError::Plugins(_)
             | CliError::Usage(_)
             | CliError::Argument { .. }
-            | CliError::Secret(_) => 2,
+            | CliError::Secret(_) => Exit::Usage,
         }
+    }
+
+    /// The exit of `cause` if it is a [`CliError`]: the `classify` of [`modoai_cli::finish`].
+    pub fn classify(cause: &(dyn std::error::Error + 'static)) -> Option<Exit> {
+        cause.downcast_ref::<CliError>().map(CliError::exit)
     }
 
     /// A run-time failure while doing `context`.

@@ -1,22 +1,35 @@
 //! The texts `--help` shows after the flags of each command: examples, the exit codes the
-//! command uses, and where the rest is documented. The exit-code lines follow one policy for
-//! both binaries (README.md "Exit codes"); [`super::CliError::exit_code`] chooses them.
+//! command uses, and where the rest is documented. The exit-code lines follow the one policy of
+//! the three programs (README.md "Exit codes"); [`super::CliError::exit`] chooses them. The
+//! texts of `completions` and `man` are `modoai-cli`'s.
 
-/// The policy, as the top command lists it.
-macro_rules! exit_codes {
-    () => {
-        "\
-Exit codes:
-  0  done: served until shut down, plugins healthy, secret hashed
-  1  the command ran but failed (e.g. the address is in use); see the message
-  2  bad usage, arguments or configuration: nothing was done
-  3  done, with problems it reports (plugins check: some plugins missing or broken)"
-    };
+use modoai_cli::Exit;
+
+/// After `modoai --help`: examples, the policy as modoai uses it, the docs.
+pub(crate) fn modoai() -> String {
+    let codes = Exit::help(&[
+        (
+            Exit::Done,
+            "done: served until shut down, plugins healthy, secret hashed",
+        ),
+        (
+            Exit::Failed,
+            "the command ran but failed (e.g. the address is in use); see the message",
+        ),
+        (
+            Exit::Usage,
+            "bad usage, arguments or configuration: nothing was done",
+        ),
+        (
+            Exit::Problems,
+            "done, with problems it reports (plugins check: some plugins missing or broken)",
+        ),
+    ]);
+    format!("{EXAMPLES}\n\n{codes}\n\n{DOCUMENTATION}")
 }
 
-/// After `modoai --help`.
-pub(crate) const MODOAI: &str = concat!(
-    "\
+/// The examples of `modoai --help`.
+const EXAMPLES: &str = "\
 Examples:
   modoai serve --root /var/www/html --base-url https://www.example.org/
   modoai serve --config /etc/modoai/modoai.toml
@@ -24,14 +37,11 @@ Examples:
   modoai plugins check --plugins /etc/modoai/plugins.toml
   printf '%s\\n' \"$PW\" | modoai hash-secret
   modoai completions bash > ~/.local/share/bash-completion/completions/modoai
-  modoai man | man -l -
+  modoai man | man -l -";
 
-",
-    exit_codes!(),
-    "
-
-Documentation: docs/webmasters.md (serving, configuration, deployment), docs/plugins.md."
-);
+/// Where `modoai --help` sends its reader for the rest.
+const DOCUMENTATION: &str =
+    "Documentation: docs/webmasters.md (serving, configuration, deployment), docs/plugins.md.";
 
 /// After `modoai serve --help`.
 pub(crate) const SERVE: &str = "\
@@ -106,26 +116,3 @@ Exit codes (the policy: modoai --help):
   0  the hash was printed
   1  standard input could not be read
   2  an empty password, or an API key shorter than 32 characters";
-
-/// After `modoai completions --help`.
-pub(crate) const COMPLETIONS: &str = "\
-Install (one of):
-  modoai completions bash > ~/.local/share/bash-completion/completions/modoai
-  modoai completions zsh > ~/.zfunc/_modoai    # with fpath+=(~/.zfunc) before compinit
-  modoai completions fish > ~/.config/fish/completions/modoai.fish
-
-Exit codes (the policy: modoai --help):
-  0  printed
-  1  standard output could not be written";
-
-/// After `modoai man --help`.
-pub(crate) const MAN: &str = "\
-Examples:
-  modoai man | man -l -
-  modoai man plugins check | man -l -
-  modoai man --out-dir /usr/local/share/man/man1    # modoai.1, modoai-serve.1, ...
-
-Exit codes (the policy: modoai --help):
-  0  printed or written
-  1  the page could not be written
-  2  no such command";

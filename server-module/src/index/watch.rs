@@ -1,6 +1,7 @@
 //! Keeping the index current: the first index of a new site (in bulk), or the stored index
 //! answering at once while a reconciling scan catches up with the disk; then file-system events
-//! (inotify through `notify`) for single paths, and a periodic rescan in case events were lost.
+//! (inotify, through the `inotify` crate: `watcher.rs`) for single paths, and a periodic rescan in
+//! case events were lost.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,11 @@
 //! [`Reloader`]: re-reads `[access]` and `[flow]` on SIGHUP and when the configuration file
 //! changes, without a restart.
-
+//!
+//! The file is watched with `notify` while the document root is watched with `inotify`
+//! (`index/watcher.rs`). The root's watcher leaves out open and read events, which notify always
+//! asks for, because every visitor's GET would otherwise wake it; the configuration file's folder
+//! is read by nobody but this module, so there notify's portable watcher costs nothing, and
+//! `inotify` is in the tree through notify either way.
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
