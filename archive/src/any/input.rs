@@ -6,15 +6,12 @@ use std::time::{Duration, SystemTime};
 
 use crate::warc::OPEN_SUFFIX;
 
+use super::input_error::InputError;
 use super::location::Source;
 use super::wacz::wacz_sources;
 
 /// The file names read as web archives.
 const SUFFIXES: [&str; 4] = [".warc", ".warc.gz", ".arc", ".arc.gz"];
-
-/// What expected inputs are, for errors.
-const EXPECTED: &str = "a modoai archive (a folder with ledger.jsonl), a folder of WARC/ARC \
-    files, a .warc, .warc.gz, .arc or .arc.gz file, or a .wacz package";
 
 /// A path to read web archives from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,35 +24,6 @@ pub enum Input {
     File(PathBuf),
     /// A WACZ package, whose `archive/` WARC files are read in place.
     Wacz(PathBuf),
-}
-
-/// Why a path is not an input.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum InputError {
-    /// It cannot be read.
-    #[error("{}: {error}", path.display())]
-    Io {
-        /// Which path.
-        path: PathBuf,
-        /// What went wrong.
-        #[source]
-        error: std::io::Error,
-    },
-    /// It is none of the inputs.
-    #[error("{} is not a web archive: expected {EXPECTED}", path.display())]
-    NotAnInput {
-        /// Which path.
-        path: PathBuf,
-    },
-    /// A WACZ package that cannot be read as one.
-    #[error("{}: not a readable WACZ package: {reason}", path.display())]
-    BadWacz {
-        /// Which package.
-        path: PathBuf,
-        /// Why.
-        reason: String,
-    },
 }
 
 /// How a folder's files are listed.

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use zip::CompressionMethod;
 
-use super::input::InputError;
+use super::input_error::InputError;
 use super::location::{Source, ZipEntry};
 
 /// The package's WARC and ARC entries under `archive/`, in name order.
