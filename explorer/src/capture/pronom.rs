@@ -13,6 +13,8 @@ struct Document {
 #[derive(Deserialize)]
 struct FileEntry {
     #[serde(default)]
+    errors: String,
+    #[serde(default)]
     matches: Vec<Match>,
 }
 
@@ -23,6 +25,14 @@ struct Match {
     id: String,
     #[serde(default)]
     format: String,
+    #[serde(default)]
+    version: String,
+    #[serde(default)]
+    mime: String,
+    #[serde(default)]
+    basis: String,
+    #[serde(default)]
+    warning: String,
 }
 
 /// PUID and format name of Siegfried's PRONOM match, if it found one (`UNKNOWN` is none).
@@ -36,6 +46,35 @@ pub(super) fn siegfried(text: &str) -> Option<(String, String)> {
         .into_iter()
         .find(|m| m.ns == "pronom" && m.id != "UNKNOWN" && !m.id.is_empty())?;
     Some((found.id, found.format))
+}
+
+/// What a person reads first of Siegfried's document for one file: per match its identifier,
+/// format and version, then MIME type, basis and warning; the file's error if Siegfried had one.
+/// `None` when the text is not such a document.
+///
+/// ```
+/// let doc = r#"{"files":[{"matches":[{"ns":"pronom","id":"fmt/43","format":"JPEG File Interchange Format","version":"1.01","mime":"image/jpeg","basis":"byte match at 0, 14","warning":""}]}]}"#;
+/// let lines = modoai_explorer::capture::siegfried_findings(doc).unwrap();
+/// assert_eq!(lines[0], "pronom: fmt/43 JPEG File Interchange Format 1.01");
+/// ```
+pub fn siegfried_findings(text: &str) -> Option<Vec<String>> {
+    let doc: Document = serde_json::from_str(text).ok()?;
+    let file = doc.files.into_iter().next()?;
+    let mut lines = Vec::new();
+    if !file.errors.is_empty() {
+        lines.push(format!("error: {}", file.errors));
+    }
+    for m in file.matches {
+        let named = [m.id.as_str(), m.format.as_str(), m.version.as_str()];
+        let named: Vec<&str> = named.into_iter().filter(|s| !s.is_empty()).collect();
+        lines.push(format!("{}: {}", m.ns, named.join(" ")));
+        for (name, value) in [("mime", m.mime), ("basis", m.basis), ("warning", m.warning)] {
+            if !value.is_empty() {
+                lines.push(format!("{name}: {value}"));
+            }
+        }
+    }
+    Some(lines)
 }
 
 /// PUID and format name of FIDO's best match: a signature or container match before an

@@ -54,10 +54,12 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// Counts a request of `key` if it may be made.
+    /// Counts a request of `key` if it may be made. The check and the count are one step under
+    /// one lock, so concurrent requests cannot pass the quota together.
     pub fn admit(&self, key: &ApiKey) -> Decision {
         let now = Instant::now();
-        let usage = self.usage_at(key, now);
+        let mut windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
+        let usage = usage_in(&windows, key, now);
         if usage.remaining == Some(0) {
             return Decision::QuotaSpent(usage);
         }
@@ -70,34 +72,33 @@ impl Limits {
                 return Decision::TooFast(usage, wait.as_secs_f64().ceil().max(1.0) as u64);
             }
         }
-        let mut windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
         let w = windows.entry(key.name.clone()).or_insert((now, 0));
         if now.duration_since(w.0) >= WINDOW {
             *w = (now, 0);
         }
         w.1 += 1;
-        drop(windows);
-        Decision::Allowed(self.usage_at(key, now))
+        Decision::Allowed(usage_in(&windows, key, now))
     }
 
     /// Where `key` stands now, without counting a request.
     pub fn usage(&self, key: &ApiKey) -> Usage {
-        self.usage_at(key, Instant::now())
-    }
-
-    fn usage_at(&self, key: &ApiKey, now: Instant) -> Usage {
         let windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
-        let (start, used) = match windows.get(&key.name) {
-            Some(&(start, used)) if now.duration_since(start) < WINDOW => (start, used),
-            _ => (now, 0),
-        };
-        let reset = (WINDOW - now.duration_since(start)).as_secs_f64().ceil() as u64;
-        Usage {
-            quota: key.quota_per_hour,
-            remaining: key.quota_per_hour.map(|q| q.saturating_sub(used)),
-            reset,
-            used,
-        }
+        usage_in(&windows, key, Instant::now())
+    }
+}
+
+/// Where `key` stands at `now` in `windows`.
+fn usage_in(windows: &HashMap<String, (Instant, u64)>, key: &ApiKey, now: Instant) -> Usage {
+    let (start, used) = match windows.get(&key.name) {
+        Some(&(start, used)) if now.duration_since(start) < WINDOW => (start, used),
+        _ => (now, 0),
+    };
+    let reset = (WINDOW - now.duration_since(start)).as_secs_f64().ceil() as u64;
+    Usage {
+        quota: key.quota_per_hour,
+        remaining: key.quota_per_hour.map(|q| q.saturating_sub(used)),
+        reset,
+        used,
     }
 }
 
@@ -140,5 +141,33 @@ mod tests {
         assert!(matches!(limits.admit(&k), Decision::TooFast(_, 1)));
         tokio::time::advance(Duration::from_secs(1)).await;
         assert!(matches!(limits.admit(&k), Decision::Allowed(u) if u.remaining.is_none()));
+    }
+
+    /// Many threads at once against a small quota: exactly the quota is admitted, never more.
+    #[test]
+    fn concurrent_requests_never_pass_the_quota_together() {
+        const QUOTA: u64 = 200;
+        const THREADS: usize = 8;
+        const EACH: usize = 2_000;
+        for round in 0..20 {
+            let limits = Limits::default();
+            let k = key(Some(QUOTA), None);
+            let start = std::sync::Barrier::new(THREADS);
+            let allowed: usize = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..THREADS)
+                    .map(|_| {
+                        s.spawn(|| {
+                            start.wait();
+                            (0..EACH)
+                                .filter(|_| matches!(limits.admit(&k), Decision::Allowed(_)))
+                                .count()
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).sum()
+            });
+            assert_eq!(allowed as u64, QUOTA, "round {round}: {allowed} admitted");
+            assert_eq!(limits.usage(&k).used, QUOTA);
+        }
     }
 }

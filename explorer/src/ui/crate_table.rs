@@ -4,6 +4,8 @@
 use maud::{html, Markup};
 use modoai_archive::facts::{Facts, PluginFacts};
 
+use crate::capture::siegfried_findings;
+
 use super::format::cut;
 
 /// Findings shown per tool before "all".
@@ -82,9 +84,17 @@ fn findings(p: &PluginFacts) -> Markup {
     }
 }
 
-/// The key findings of a tool's output.
+/// The key findings of a tool's output: Siegfried's document read as its matches (its one JSON
+/// line would otherwise be cut before the format).
 pub(super) fn key_findings(p: &PluginFacts) -> Vec<String> {
     if p.fields.is_empty() {
+        if let Some(lines) = siegfried_findings(&p.text) {
+            return lines
+                .into_iter()
+                .take(FINDINGS)
+                .map(|l| cut(&l, FINDING_CHARS))
+                .collect();
+        }
         return p
             .text
             .lines()
@@ -152,5 +162,27 @@ mod tests {
         );
         let md5 = plugin("\n d41d8cd98f00b204e9800998ecf8427e \n", &[]);
         assert_eq!(key_findings(&md5), ["d41d8cd98f00b204e9800998ecf8427e"]);
+    }
+
+    #[test]
+    fn siegfried_shows_its_match_not_the_start_of_its_json() {
+        let doc = r#"{"siegfried":"1.11.9","signature":"default.sig","created":"2026-09-27T12:04:02+10:00","identifiers":[{"name":"pronom","details":"DROID_SignatureFile_V125.xml; container-signature-20260119.xml"}],"files":[{"filename":"f000001.jpg","errors":"","matches":[{"ns":"pronom","id":"fmt/43","format":"JPEG File Interchange Format","version":"1.01","mime":"image/jpeg","class":"Image (Raster)","basis":"extension match jpg; byte match at [[0 14] [2506 2]]","warning":""}]}]}"#;
+        assert_eq!(
+            key_findings(&plugin(doc, &[])),
+            [
+                "pronom: fmt/43 JPEG File Interchange Format 1.01",
+                "mime: image/jpeg",
+                "basis: extension match jpg; byte match at [[0 14] [2506 2]]",
+            ]
+        );
+        let empty = r#"{"files":[{"errors":"empty source","matches":[{"ns":"pronom","id":"UNKNOWN","warning":"no match"}]}]}"#;
+        assert_eq!(
+            key_findings(&plugin(empty, &[])),
+            [
+                "error: empty source",
+                "pronom: UNKNOWN",
+                "warning: no match"
+            ]
+        );
     }
 }
