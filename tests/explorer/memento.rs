@@ -13,7 +13,7 @@ fn base32_sha1(bytes: &[u8]) -> String {
 }
 
 /// The mementos of a link-format TimeMap: (URI-M, rel, datetime), in order.
-fn mementos(timemap: &str) -> Vec<(String, String, String)> {
+pub(crate) fn mementos(timemap: &str) -> Vec<(String, String, String)> {
     timemap
         .split(",\n")
         .filter(|l| l.contains("memento"))

@@ -1,6 +1,13 @@
 //! A memento's bytes: the payload of its record (a revisit's original), streamed in frames from
 //! a blocking thread, with the record's `Content-Type` and `Content-Length`. Streaming holds no
 //! search permit: a long download does not keep searches waiting.
+//!
+//! A memento is someone else's HTML and scripts, so it never runs in the explorer's origin:
+//! every memento but a PDF is served with `Content-Security-Policy: sandbox` ([`SANDBOX`]), which
+//! gives the document a unique, opaque origin (no cookies, storage or same-origin requests of the
+//! explorer's), and every memento with `X-Content-Type-Options: nosniff`, so a browser never
+//! reads bytes as a type that can run script when their record says otherwise
+//! (`docs/explorer.md`, "Mementos are sandboxed").
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -14,6 +21,11 @@ use modoai_archive::warc::StoredRecord;
 
 use crate::search::Memento;
 use crate::web::AppError;
+
+/// The policy of every memento but a PDF: scripts, forms and popups may run, as replay of a
+/// page needs, but in an opaque origin of their own (no `allow-same-origin`) and without
+/// navigating the window that framed them (no `allow-top-navigation`).
+const SANDBOX: &str = "sandbox allow-scripts allow-forms allow-popups";
 
 /// Bytes per frame of a memento's body.
 const FRAME: usize = 64 * 1024;
@@ -72,7 +84,25 @@ pub(super) async fn payload(dir: PathBuf, m: Memento) -> Result<Response, AppErr
     if let Ok(v) = HeaderValue::from_str(&len) {
         h.insert(header::CONTENT_LENGTH, v);
     }
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    // Chromium's and Firefox's PDF viewers refuse to show a document in a sandbox; a PDF's
+    // scripts run in the viewer's own isolation, never in the page's origin.
+    if !is_pdf(&mime) {
+        h.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(SANDBOX),
+        );
+    }
     Ok(r)
+}
+
+/// Whether a `Content-Type` value names a PDF.
+fn is_pdf(mime: &str) -> bool {
+    let essence = mime.split(';').next().unwrap_or("").trim();
+    essence.eq_ignore_ascii_case("application/pdf")
 }
 
 /// The payload record of `m`, opened.
@@ -89,4 +119,18 @@ fn open(dir: &std::path::Path, m: &Memento) -> std::io::Result<StoredRecord> {
         digest: String::new(),
     };
     reader.open_payload(&at).map_err(std::io::Error::other)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_pdf_leaves_the_sandbox() {
+        assert!(is_pdf("application/pdf"));
+        assert!(is_pdf("Application/PDF; qs=0.9"));
+        assert!(!is_pdf("text/html; charset=utf-8"));
+        assert!(!is_pdf("image/svg+xml"));
+        assert!(SANDBOX.starts_with("sandbox ") && !SANDBOX.contains("allow-same-origin"));
+    }
 }
