@@ -62,6 +62,7 @@ pub use observe::PluginObserver;
 pub use plugins::Plugins;
 pub use report::{PluginCheck, PluginStatus};
 pub use run::Ended;
+pub use siegfried::{SiegfriedDocument, SiegfriedFile, SiegfriedMatch};
 pub use status::{Cached, Status};
 pub use subject::Subject;
 pub use tool::{ToolRun, ToolRunner};

@@ -1,43 +1,11 @@
 //! The PRONOM format of a file as an identifier's CRATE output names it: Siegfried's JSON
 //! document (`modoai-siegfried`, the default) or FIDO's CSV lines.
 
-use serde::Deserialize;
-
-/// Siegfried's document for one file (`docs/plugins.md`, "Tool facts"): only what names the
-/// format.
-#[derive(Deserialize)]
-struct Document {
-    files: Vec<FileEntry>,
-}
-
-#[derive(Deserialize)]
-struct FileEntry {
-    #[serde(default)]
-    errors: String,
-    #[serde(default)]
-    matches: Vec<Match>,
-}
-
-#[derive(Deserialize)]
-struct Match {
-    #[serde(default)]
-    ns: String,
-    id: String,
-    #[serde(default)]
-    format: String,
-    #[serde(default)]
-    version: String,
-    #[serde(default)]
-    mime: String,
-    #[serde(default)]
-    basis: String,
-    #[serde(default)]
-    warning: String,
-}
+use modoai_tools::SiegfriedDocument;
 
 /// PUID and format name of Siegfried's PRONOM match, if it found one (`UNKNOWN` is none).
 pub(super) fn siegfried(text: &str) -> Option<(String, String)> {
-    let doc: Document = serde_json::from_str(text).ok()?;
+    let doc = SiegfriedDocument::parse(text).ok()?;
     let found = doc
         .files
         .into_iter()
@@ -58,7 +26,7 @@ pub(super) fn siegfried(text: &str) -> Option<(String, String)> {
 /// assert_eq!(lines[0], "pronom: fmt/43 JPEG File Interchange Format 1.01");
 /// ```
 pub fn siegfried_findings(text: &str) -> Option<Vec<String>> {
-    let doc: Document = serde_json::from_str(text).ok()?;
+    let doc = SiegfriedDocument::parse(text).ok()?;
     let file = doc.files.into_iter().next()?;
     let mut lines = Vec::new();
     if !file.errors.is_empty() {

@@ -9,16 +9,17 @@
 //! Siegfried's JSON document for it, and [`file_error`] reads from it whether Siegfried could
 //! identify the file.
 
+mod document;
 mod worker;
 
 use std::path::{Path, PathBuf};
-
-use serde::Deserialize;
 
 use super::isolate::Isolation;
 use super::pool::Pool;
 use super::stage::expand;
 use worker::Worker;
+
+pub use document::{SiegfriedDocument, SiegfriedFile, SiegfriedMatch};
 
 /// A Siegfried plugin's persistent processes.
 pub(crate) type Siegfried = Pool<Worker>;
@@ -39,24 +40,12 @@ impl Pool<Worker> {
     }
 }
 
-/// The part of Siegfried's document that decides the status.
-#[derive(Deserialize)]
-struct Document {
-    files: Vec<FileEntry>,
-}
-
-#[derive(Deserialize)]
-struct FileEntry {
-    #[serde(default)]
-    errors: String,
-}
-
 /// Why Siegfried could not identify the file of `answer` (one answer line): the `errors` it
 /// reported (`empty source`, `open: no such file or directory`, `not a regular file: a FIFO`),
 /// or that the line is not its document for one file. `None` when it identified the file,
 /// `UNKNOWN` and extension-only matches included: those are answers, their warning says so.
 pub(crate) fn file_error(answer: &[u8]) -> Option<String> {
-    match serde_json::from_slice::<Document>(answer) {
+    match serde_json::from_slice::<SiegfriedDocument>(answer) {
         Ok(doc) => match doc.files.as_slice() {
             [one] if one.errors.is_empty() => None,
             [one] => Some(format!("siegfried: {}", one.errors)),
