@@ -34,9 +34,9 @@ async fn default_plugins(work: &std::path::Path) -> Plugins {
 }
 
 /// One record of a page: identifier, its plugins (label → (status, output text)), the Base64 payload.
-struct Crate {
-    id: String,
-    plugins: BTreeMap<String, (String, String)>,
+pub(crate) struct Crate {
+    pub(crate) id: String,
+    pub(crate) plugins: BTreeMap<String, (String, String)>,
     payload: Option<Vec<u8>>,
 }
 
@@ -114,7 +114,7 @@ fn md5_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-async fn harvest(server: &Server) -> Vec<Crate> {
+pub(crate) async fn harvest(server: &Server) -> Vec<Crate> {
     let mut page = server
         .oai("verb=ListRecords&metadataPrefix=oai_crate")
         .await;

@@ -14,6 +14,7 @@ mod didl;
 mod doors;
 mod errors;
 mod flow;
+mod formats;
 mod hostile;
 mod index;
 mod interop;
