@@ -1,7 +1,7 @@
 //! API keys: made, listed and revoked with the command line, stored hashed; 401 without or with
 //! a bad key; quotas with RateLimit fields and 429; scopes that hide everything outside them.
 
-use super::{add_key, enc, explorer, harvested, Explorer};
+use super::{add_key, enc, explorer, harvested, work_dir, Explorer};
 
 #[test]
 fn keys_are_made_listed_and_revoked_and_stored_only_hashed() {
@@ -44,6 +44,19 @@ fn keys_are_made_listed_and_revoked_and_stored_only_hashed() {
         assert_eq!(explorer(&all).status.code(), Some(code), "{all:?}");
     }
     assert!(!std::fs::read_to_string(&file).unwrap().contains("alice"));
+}
+
+#[test]
+fn listing_a_missing_key_file_fails_and_says_how_to_make_one() {
+    let missing = work_dir("keys-missing").join("missing.toml");
+    let list = explorer(&["keys", "list", "--keys", missing.to_str().unwrap()]);
+    assert_eq!(list.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&list.stderr);
+    assert!(
+        err.contains("no key file at") && err.contains("keys add NAME --keys"),
+        "{err}"
+    );
+    assert!(!missing.exists(), "listing makes no file");
 }
 
 #[test]

@@ -92,7 +92,19 @@ pub(crate) fn run(command: KeysCommand) -> anyhow::Result<Exit> {
             Ok(Exit::Done)
         }
         KeysCommand::List(f) => {
+            if !f.keys.exists() {
+                eprintln!(
+                    "no key file at {}: `modoai-explorer keys add NAME --keys {}` makes one, or \
+                     give --keys the file `serve` uses",
+                    f.keys.display(),
+                    f.keys.display()
+                );
+                return Ok(Exit::Failed);
+            }
             let file = KeyFile::load(&f.keys)?;
+            if file.keys().next().is_none() {
+                eprintln!("no keys in {}", f.keys.display());
+            }
             for k in file.keys() {
                 let quota = k
                     .quota_per_hour
