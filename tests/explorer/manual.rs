@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use integration_tests::http::MARGIN;
 use integration_tests::manual::{
-    assert_bash_completes, assert_man_page_renders, doc_exit_codes, help_exit_codes,
+    assert_bash_completes, assert_completions_know, assert_man_pages, doc_exit_codes,
+    help_exit_codes,
 };
 use integration_tests::process::{program, signal};
 use integration_tests::repo_root;
@@ -80,44 +81,11 @@ fn interrupted(work: &std::path::Path) -> Output {
 fn completions_load_in_bash_and_exist_for_every_shell() {
     let name = "modoai-explorer";
     assert_bash_completes(&program(name), name, "ind", "index");
-    for shell in ["zsh", "fish", "elvish", "powershell"] {
-        let out = explorer(&["completions", shell]);
-        assert!(out.status.success(), "{shell}");
-        let script = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            script.contains("commit-every"),
-            "{shell} lacks index's flags"
-        );
-    }
+    assert_completions_know(&program(name), "commit-every");
 }
 
 #[test]
 fn every_command_has_a_manual_page_that_renders() {
-    let top = explorer(&["man"]);
-    assert!(top.status.success());
-    assert_man_page_renders(&top.stdout, "modoai-explorer");
-    let dir = tempfile::tempdir().unwrap();
-    let folder = dir.path().join("man1");
-    let out = explorer(&["man", "--out-dir", folder.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let pages: Vec<std::path::PathBuf> = std::fs::read_dir(&folder)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert!(pages.len() >= 9, "{pages:?}");
-    for page in &pages {
-        let name = page.file_stem().unwrap().to_str().unwrap();
-        assert_man_page_renders(&std::fs::read(page).unwrap(), name);
-        // The page of a command is also printed by `man COMMAND...`.
-        let mut args = vec!["man"];
-        let words = name.strip_prefix("modoai-explorer").unwrap();
-        args.extend(words.split('-').filter(|w| !w.is_empty()));
-        let printed = explorer(&args);
-        assert_eq!(printed.stdout, std::fs::read(page).unwrap(), "{args:?}");
-    }
+    assert_man_pages(&program("modoai-explorer"), "modoai-explorer", 9, &[]);
     assert_eq!(explorer(&["man", "no-such-command"]).status.code(), Some(2));
 }

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use integration_tests::fault::{FaultServer, Reply};
 use integration_tests::http::MARGIN;
 use integration_tests::manual::{
-    assert_bash_completes, assert_man_page_renders, doc_exit_codes, help_exit_codes, run,
+    assert_bash_completes, assert_completions_know, assert_man_pages, doc_exit_codes,
+    help_exit_codes, run,
 };
 use integration_tests::process::{program, signal};
 use integration_tests::repo_root;
@@ -142,52 +143,14 @@ fn interrupted(archive: &str) -> Output {
 fn completions_load_in_bash_and_exist_for_every_shell() {
     let name = "modoai-harvester";
     assert_bash_completes(&program(name), name, "ins", "inspect");
-    for shell in ["zsh", "fish", "elvish", "powershell"] {
-        let out = harvester(&["completions", shell]);
-        assert!(out.status.success(), "{shell}");
-        let script = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            script.contains("metadata-prefix"),
-            "{shell} lacks harvest's flags"
-        );
-    }
+    assert_completions_know(&program(name), "metadata-prefix");
 }
 
 #[test]
 fn every_command_has_a_manual_page_that_renders() {
-    let top = harvester(&["man"]);
-    assert!(top.status.success());
-    assert_man_page_renders(&top.stdout, "modoai-harvester");
-    let dir = tempfile::tempdir().unwrap();
+    let name = "modoai-harvester";
+    let dir = assert_man_pages(&program(name), name, 9, &["harvest-list", "fetch-archive"]);
     let folder = dir.path().join("man1");
-    let out = harvester(&["man", "--out-dir", folder.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let pages: Vec<std::path::PathBuf> = std::fs::read_dir(&folder)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert!(pages.len() > 8, "{pages:?}");
-    for page in &pages {
-        let name = page.file_stem().unwrap().to_str().unwrap();
-        assert_man_page_renders(&std::fs::read(page).unwrap(), name);
-        // The page of a command is also printed by `man COMMAND...`.
-        let mut args = vec!["man"];
-        let words = name.strip_prefix("modoai-harvester").unwrap();
-        args.extend(words.split('-').filter(|w| !w.is_empty()));
-        // Commands whose name has a hyphen are checked below by name.
-        if words.is_empty()
-            || !["harvest-list", "fetch-archive"]
-                .iter()
-                .any(|c| words.contains(c))
-        {
-            let printed = harvester(&args);
-            assert_eq!(printed.stdout, std::fs::read(page).unwrap(), "{args:?}");
-        }
-    }
     let fetch = harvester(&["man", "fetch-archive"]);
     assert_eq!(
         fetch.stdout,

@@ -151,6 +151,59 @@ pub fn assert_man_page_renders(roff: &[u8], name: &str) {
     );
 }
 
+/// `program completions SHELL` succeeds for every shell but bash (checked by
+/// [`assert_bash_completes`]) and each script knows `flag`, a flag of the program's main command.
+pub fn assert_completions_know(program: &Path, flag: &str) {
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let out = run(program, &["completions", shell]);
+        assert!(out.status.success(), "{shell}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(script.contains(flag), "{shell} lacks {flag}");
+    }
+}
+
+/// `program man` renders; `program man --out-dir DIR` writes at least `at_least` pages, each of
+/// which renders and is the page `program man COMMAND...` prints. Commands whose name has a
+/// hyphen (`skip`: `man` cannot tell their words apart) are left to the caller, with the pages
+/// in `man1/` of the folder returned.
+pub fn assert_man_pages(
+    program: &Path,
+    name: &str,
+    at_least: usize,
+    skip: &[&str],
+) -> tempfile::TempDir {
+    let top = run(program, &["man"]);
+    assert!(top.status.success());
+    assert_man_page_renders(&top.stdout, name);
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("man1");
+    let out = run(program, &["man", "--out-dir", folder.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pages: Vec<std::path::PathBuf> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(pages.len() >= at_least, "{pages:?}");
+    for page in &pages {
+        let stem = page.file_stem().unwrap().to_str().unwrap();
+        assert_man_page_renders(&std::fs::read(page).unwrap(), stem);
+        // The page of a command is also printed by `man COMMAND...`.
+        let words = stem.strip_prefix(name).unwrap();
+        if !words.is_empty() && skip.iter().any(|c| words.contains(c)) {
+            continue;
+        }
+        let mut args = vec!["man"];
+        args.extend(words.split('-').filter(|w| !w.is_empty()));
+        let printed = run(program, &args);
+        assert_eq!(printed.stdout, std::fs::read(page).unwrap(), "{args:?}");
+    }
+    dir
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
