@@ -2,7 +2,7 @@
 //!
 //! ```toml
 //! [access]
-//! keys = "explorer-keys.toml"   # the key file `modoai-explorer keys` writes
+//! keys = "/srv/explorer/keys.toml"  # default: keys.toml in the state folder
 //! anonymous-api = false         # the JSON API without a key
 //! public-ui = true              # the UI, Memento and PWID routes without a key
 //!
@@ -54,8 +54,8 @@ pub struct UiConfig {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct AccessConfig {
-    /// The key file. Defaults to `explorer-keys.toml` (relative to the configuration file's
-    /// folder, or to the current folder without one).
+    /// The key file (a relative path is relative to the configuration file's folder). Defaults
+    /// to `keys.toml` in the explorer's state folder, where `modoai-explorer keys` writes.
     pub keys: Option<PathBuf>,
     /// Whether the JSON API answers callers without a key. Defaults to false.
     #[serde(default)]

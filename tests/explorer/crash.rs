@@ -1,10 +1,10 @@
 //! `kill -9` while indexing: the next run completes the index, with every capture once.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use integration_tests::http::MARGIN;
-use integration_tests::process::{program, signal, start_modoai, Running};
+use integration_tests::process::{modoai_explorer, program, signal, start_modoai, Running};
 use integration_tests::TestSite;
 use nix::sys::signal::Signal;
 
@@ -57,7 +57,7 @@ pub(crate) fn committed(archive: &std::path::Path) -> u64 {
 fn a_killed_indexing_is_completed_by_the_next_run_with_every_capture_once() {
     let work = work_dir("crash");
     let (archive, base) = many_files(&work);
-    let child = Command::new(program("modoai-explorer"))
+    let child = modoai_explorer()
         .args(["index", "--quiet", "--commit-every", "1", "--archive"])
         .arg(&archive)
         .stdout(Stdio::null())

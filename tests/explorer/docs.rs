@@ -3,9 +3,9 @@
 //! file docs/explorer.md shows, answering the API with a key and the Memento routes without one.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use integration_tests::process::{free_port, program, signal, Running};
+use integration_tests::process::{free_port, modoai_explorer, signal, Running};
 use integration_tests::repo_root;
 use nix::sys::signal::Signal;
 
@@ -44,7 +44,10 @@ fn the_serve_commands_of_readme_and_explorer_md_work_as_written() {
     let work = work_dir("docs");
     copy_dir(&harvested().archive, &work.join("my-archive"));
     std::fs::write(work.join("explorer.toml"), config_block()).unwrap();
-    let key = add_key(&work.join("explorer-keys.toml"), "alice", &[]);
+    // The configuration names no key file: `serve` reads the state folder's, where `keys add`
+    // writes.
+    let state = work.join("state");
+    let key = add_key(&state.join("modoai-explorer/keys.toml"), "alice", &[]);
     let lines: Vec<String> = ["README.md", "docs/explorer.md"]
         .iter()
         .flat_map(|d| serve_lines(d))
@@ -56,9 +59,10 @@ fn the_serve_commands_of_readme_and_explorer_md_work_as_written() {
             .strip_prefix("cargo run -p modoai-explorer --")
             .unwrap()
             .replace("127.0.0.1:8091", &format!("127.0.0.1:{port}"));
-        let child = Command::new(program("modoai-explorer"))
+        let child = modoai_explorer()
             .args(rest.split_whitespace())
             .current_dir(&work)
+            .env("XDG_STATE_HOME", &state)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()

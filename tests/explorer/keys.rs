@@ -1,7 +1,14 @@
 //! API keys: made, listed and revoked with the command line, stored hashed; 401 without or with
 //! a bad key; quotas with RateLimit fields and 429; scopes that hide everything outside them.
 
-use super::{add_key, enc, explorer, harvested, work_dir, Explorer};
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use integration_tests::http::MARGIN;
+use integration_tests::process::{free_port, modoai_explorer, Running};
+
+use super::{add_key, enc, explorer, get, harvested, work_dir, Explorer};
 
 #[test]
 fn keys_are_made_listed_and_revoked_and_stored_only_hashed() {
@@ -57,6 +64,102 @@ fn listing_a_missing_key_file_fails_and_says_how_to_make_one() {
         "{err}"
     );
     assert!(!missing.exists(), "listing makes no file");
+}
+
+#[test]
+fn revoking_in_a_missing_key_file_fails_and_makes_no_file() {
+    let missing = work_dir("keys-revoke-missing").join("missing.toml");
+    let out = explorer(&[
+        "keys",
+        "revoke",
+        "alice",
+        "--keys",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no key file at"), "{err}");
+    assert!(!missing.exists());
+}
+
+#[test]
+fn keys_added_at_once_are_all_kept() {
+    let file = work_dir("keys-at-once").join("keys.toml");
+    let children: Vec<_> = (0..12)
+        .map(|i| {
+            modoai_explorer()
+                .args(["keys", "add", &format!("k{i}"), "--keys"])
+                .arg(&file)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let list = explorer(&["keys", "list", "--keys", file.to_str().unwrap()]);
+    let names = String::from_utf8_lossy(&list.stdout).lines().count();
+    assert_eq!(names, 12, "every key added at once is in the file");
+}
+
+/// Without `--keys`, `keys add` run in one folder and `serve` started in another use the same
+/// file (the state folder's), and both say where it is.
+#[test]
+fn a_key_added_in_one_folder_works_for_a_server_started_in_another() {
+    let work = work_dir("keys-state");
+    let (here, there, state) = (work.join("here"), work.join("there"), work.join("state"));
+    for d in [&here, &there] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let added = modoai_explorer()
+        .args(["keys", "add", "alice"])
+        .current_dir(&here)
+        .env("XDG_STATE_HOME", &state)
+        .output()
+        .unwrap();
+    assert!(added.status.success());
+    let key = String::from_utf8(added.stdout).unwrap().trim().to_owned();
+    let file = state.join("modoai-explorer/keys.toml");
+    let said = String::from_utf8_lossy(&added.stderr);
+    assert!(said.contains(&file.display().to_string()), "{said}");
+    assert!(file.exists() && std::fs::read_dir(&here).unwrap().next().is_none());
+    let port = free_port();
+    let mut server = Running(
+        modoai_explorer()
+            .args([
+                "serve",
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+                "--archive",
+            ])
+            .arg(&harvested().archive)
+            .current_dir(&there)
+            .env("XDG_STATE_HOME", &state)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut line = String::new();
+    BufReader::new(server.0.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(
+        line.contains("API keys are read from") && line.contains(&file.display().to_string()),
+        "{line}"
+    );
+    let started = Instant::now();
+    let bearer = format!("Bearer {key}");
+    let me = loop {
+        let r = get(port, "/api/v1/me", &[("Authorization", &bearer)]);
+        if r.status != 0 && r.status != 503 || started.elapsed() > MARGIN {
+            break r;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(me.status, 200, "the key is found: {}", me.body);
 }
 
 #[test]

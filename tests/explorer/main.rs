@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use integration_tests::http::{read_some, send_get, MARGIN};
-use integration_tests::process::{free_port, program, start_modoai, Running};
+use integration_tests::process::{free_port, modoai_explorer, program, start_modoai, Running};
 use integration_tests::repo_root;
 use nix::fcntl::{Flock, FlockArg};
 
@@ -161,7 +161,7 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
 
 /// `modoai-explorer ARGS`, output captured.
 pub(crate) fn explorer(args: &[&str]) -> Output {
-    Command::new(program("modoai-explorer"))
+    modoai_explorer()
         .args(args)
         .env("RUST_LOG", "warn")
         .output()
@@ -195,7 +195,7 @@ impl Explorer {
         let config_path = work.join("explorer.toml");
         std::fs::write(&config_path, config).unwrap();
         let keys = work.join("keys.toml");
-        let mut command = Command::new(program("modoai-explorer"));
+        let mut command = modoai_explorer();
         command.arg("serve");
         for a in archives {
             command.arg("--archive").arg(a);

@@ -2,7 +2,7 @@
 //! docs/explorer.md list against `--help` and against what commands really exit with, shell
 //! completions and manual pages.
 
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use integration_tests::http::MARGIN;
@@ -10,7 +10,7 @@ use integration_tests::manual::{
     assert_bash_completes, assert_completions_know, assert_man_pages, doc_exit_codes,
     help_exit_codes,
 };
-use integration_tests::process::{program, signal};
+use integration_tests::process::{modoai_explorer, program, signal};
 use integration_tests::repo_root;
 use nix::sys::signal::Signal;
 
@@ -61,7 +61,7 @@ fn a_command_exits_with_each_listed_code() {
 /// indexing then).
 fn interrupted(work: &std::path::Path) -> Output {
     let (archive, _) = many_files(work);
-    let child = Command::new(program("modoai-explorer"))
+    let child = modoai_explorer()
         .args(["index", "--quiet", "--commit-every", "1", "--archive"])
         .arg(&archive)
         .stdout(Stdio::piped())

@@ -127,6 +127,16 @@ pub fn modoai() -> Command {
     cmd
 }
 
+/// `modoai-explorer` as a command whose default state folder (`$XDG_STATE_HOME/modoai-explorer`,
+/// where its key file is when nothing else names one) is this test process's own, as for
+/// [`modoai`].
+pub fn modoai_explorer() -> Command {
+    let mut cmd = Command::new(program("modoai-explorer"));
+    cmd.env("XDG_STATE_HOME", test_state_home())
+        .env_remove("STATE_DIRECTORY");
+    cmd
+}
+
 /// This test process's state folder (see [`modoai`]), made once.
 fn test_state_home() -> &'static Path {
     static HOME: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();

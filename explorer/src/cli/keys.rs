@@ -1,13 +1,13 @@
 //! `modoai-explorer keys add|list|revoke`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 
 use modoai_cli::{usage, Exit};
 
-use super::DEFAULT_KEYS;
-use crate::keys::KeyFile;
+use super::state::{key_file, keys_option, old_key_file_hint};
+use crate::keys::{KeyError, KeyFile};
 use crate::search::Filter;
 
 #[derive(Debug, Subcommand)]
@@ -30,9 +30,32 @@ filters of different facets all apply.")]
 
 #[derive(Debug, Args)]
 pub(crate) struct FileArg {
-    /// The key file.
-    #[arg(long, value_name = "FILE", default_value = DEFAULT_KEYS)]
-    keys: PathBuf,
+    /// The key file (default: keys.toml in the explorer's state folder,
+    /// $XDG_STATE_HOME/modoai-explorer or ~/.local/state/modoai-explorer).
+    #[arg(long, value_name = "FILE")]
+    keys: Option<PathBuf>,
+}
+
+impl FileArg {
+    /// The key file meant.
+    fn path(&self) -> PathBuf {
+        key_file(self.keys.as_deref(), None)
+    }
+}
+
+/// `Exit::Failed`, having said that `keys` does not exist and how to make it, for the commands
+/// that need a key file to be there.
+fn missing(keys: &Path) -> Exit {
+    eprintln!(
+        "no key file at {}: `modoai-explorer keys add NAME{}` makes one there, or give --keys \
+         the file `serve` uses",
+        keys.display(),
+        keys_option(keys)
+    );
+    if let Some(hint) = old_key_file_hint(keys) {
+        eprintln!("{hint}");
+    }
+    Exit::Failed
 }
 
 #[derive(Debug, Args)]
@@ -79,31 +102,30 @@ pub(crate) fn run(command: KeysCommand) -> anyhow::Result<Exit> {
             if a.quota.is_some_and(|q| q.fract() != 0.0) {
                 return Err(usage("--quota is a whole number of requests per hour"));
             }
-            let mut file = KeyFile::load(&a.file.keys)?;
-            let key = file
-                .add(&a.name, a.quota.map(|q| q as u64), a.rate, a.allow)
-                .map_err(|e| usage(e.to_string()))?;
+            let path = a.file.path();
+            let key = KeyFile::edit(&path, |file| {
+                file.add(&a.name, a.quota.map(|q| q as u64), a.rate, a.allow)
+            })
+            .map_err(|e| match e {
+                KeyError::Invalid(m) => usage(m),
+                e => e.into(),
+            })?;
             println!("{key}");
             eprintln!(
                 "key {:?} added to {}; give it to its holder now: it is not shown again",
                 a.name,
-                a.file.keys.display()
+                path.display()
             );
             Ok(Exit::Done)
         }
         KeysCommand::List(f) => {
-            if !f.keys.exists() {
-                eprintln!(
-                    "no key file at {}: `modoai-explorer keys add NAME --keys {}` makes one, or \
-                     give --keys the file `serve` uses",
-                    f.keys.display(),
-                    f.keys.display()
-                );
-                return Ok(Exit::Failed);
+            let path = f.path();
+            if !path.exists() {
+                return Ok(missing(&path));
             }
-            let file = KeyFile::load(&f.keys)?;
+            let file = KeyFile::load(&path)?;
             if file.keys().next().is_none() {
-                eprintln!("no keys in {}", f.keys.display());
+                eprintln!("no keys in {}", path.display());
             }
             for k in file.keys() {
                 let quota = k
@@ -129,12 +151,15 @@ pub(crate) fn run(command: KeysCommand) -> anyhow::Result<Exit> {
             Ok(Exit::Done)
         }
         KeysCommand::Revoke(r) => {
-            let mut file = KeyFile::load(&r.file.keys)?;
-            if file.revoke(&r.name)? {
-                eprintln!("key {:?} revoked", r.name);
+            let path = r.file.path();
+            if !path.exists() {
+                return Ok(missing(&path));
+            }
+            if KeyFile::edit(&path, |file| file.revoke(&r.name))? {
+                eprintln!("key {:?} revoked in {}", r.name, path.display());
                 Ok(Exit::Done)
             } else {
-                eprintln!("no key named {:?} in {}", r.name, r.file.keys.display());
+                eprintln!("no key named {:?} in {}", r.name, path.display());
                 Ok(Exit::Failed)
             }
         }

@@ -4,6 +4,7 @@ mod index;
 mod keys;
 mod progress;
 mod serve;
+mod state;
 
 use std::error::Error as StdError;
 use std::path::PathBuf;
@@ -79,9 +80,6 @@ enum Command {
     #[command(after_help = man_help(PROGRAM, "keys add", "index"))]
     Man(ManArgs),
 }
-
-/// Where the keys are, when neither `--keys` nor the configuration says.
-pub(crate) const DEFAULT_KEYS: &str = "explorer-keys.toml";
 
 /// The exit of a cause the explorer sorts itself: [`Exit::Usage`] for a bad configuration or
 /// key file, or a folder that is no archive; [`Exit::Interrupted`] for an index stopped at a

@@ -10,7 +10,8 @@ use clap::Args;
 
 use modoai_cli::Exit;
 
-use super::{archives, tools, DEFAULT_KEYS};
+use super::state::{key_file, keys_option, old_key_file_hint};
+use super::{archives, tools};
 use crate::config::ServeConfig;
 use crate::index::BuildOptions;
 use crate::serve::{library, serve};
@@ -37,7 +38,8 @@ pub(crate) struct ServeArgs {
     /// The configuration file (TOML: [access], [search], [index], [ui]).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// The key file (default: [access] keys of the configuration, else explorer-keys.toml).
+    /// The key file (default: [access] keys of the configuration, else keys.toml in the
+    /// explorer's state folder, where `keys add` writes).
     #[arg(long, value_name = "FILE")]
     keys: Option<PathBuf>,
     /// A plugins.toml whose [settings] (isolation, timeout) pdftotext runs with.
@@ -51,18 +53,15 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
         Some(p) => ServeConfig::load(p)?,
         None => ServeConfig::default(),
     };
-    let keys = args
-        .keys
-        .clone()
-        .or(config.access.keys.clone())
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_KEYS));
+    let keys = key_file(args.keys.as_deref(), config.access.keys.as_deref());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
     let library = Arc::new(library(&args.archive, config.budget())?);
-    let state =
-        Arc::new(AppState::new(library, config.access.clone(), keys)?.with_ui(config.ui.clone()));
+    let state = Arc::new(
+        AppState::new(library, config.access.clone(), keys.clone())?.with_ui(config.ui.clone()),
+    );
     let mut options = BuildOptions::new(tools(args.plugins.as_deref())?, runtime.handle().clone());
     options.commit_every = config.index.commit_every;
     let refresh = Duration::from_secs(config.index.refresh_secs);
@@ -85,10 +84,27 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
                     .expect("a SIGTERM handler");
             tokio::select! { _ = tokio::signal::ctrl_c() => {}, _ = term.recv() => {} }
         };
+        say_keys(&keys);
         serve(listener, state, options, refresh, shutdown)
             .await
             .context("the server failed")?;
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(Exit::Done)
+}
+
+/// Says on stderr which key file the server reads, and when it does not exist, what that means.
+fn say_keys(keys: &std::path::Path) {
+    if keys.exists() {
+        eprintln!("API keys are read from {}", keys.display());
+        return;
+    }
+    eprintln!(
+        "no key file at {}: no key is accepted until `modoai-explorer keys add NAME{}` makes one",
+        keys.display(),
+        keys_option(keys)
+    );
+    if let Some(hint) = old_key_file_hint(keys) {
+        eprintln!("{hint}");
+    }
 }

@@ -109,6 +109,34 @@ impl KeyFile {
         })
     }
 
+    /// Loads `path`, changes it with `change` and saves it, holding an exclusive lock on
+    /// `path` + `.lock` (made beside it) from before the read to after the write: two commands
+    /// that add or revoke at once both take effect. Makes the file's folder when it is missing.
+    pub fn edit<T>(
+        path: &Path,
+        change: impl FnOnce(&mut KeyFile) -> Result<T, KeyError>,
+    ) -> Result<T, KeyError> {
+        let io = |source| KeyError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(dir).map_err(io)?;
+        }
+        let mut lock_name = path.as_os_str().to_owned();
+        lock_name.push(".lock");
+        let lock = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(PathBuf::from(lock_name))
+            .map_err(io)?;
+        lock.lock().map_err(io)?;
+        let mut file = KeyFile::load(path)?;
+        change(&mut file)
+        // The lock ends when `lock` is closed.
+    }
+
     /// The keys, in the file's order.
     pub fn keys(&self) -> impl Iterator<Item = &ApiKey> {
         self.keys.iter().map(|(k, _)| k)
@@ -239,5 +267,20 @@ mod tests {
         assert!(file.revoke("alice").unwrap());
         assert!(!file.revoke("alice").unwrap());
         assert!(KeyFile::load(&path).unwrap().find(&key).is_none());
+    }
+
+    #[test]
+    fn edits_at_once_keep_every_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state/keys.toml");
+        std::thread::scope(|s| {
+            for i in 0..16 {
+                let path = &path;
+                s.spawn(move || {
+                    KeyFile::edit(path, |f| f.add(&format!("k{i}"), None, None, vec![])).unwrap()
+                });
+            }
+        });
+        assert_eq!(KeyFile::load(&path).unwrap().keys().count(), 16);
     }
 }
