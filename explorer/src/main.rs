@@ -4,10 +4,10 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use modoai_explorer::cli::{classify, run, Cli, PROGRAM};
+use modoai_explorer::cli::{classify, log_filter, run, Cli, PROGRAM};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    modoai_cli::init_logging(modoai_cli::quiet_filter(cli.quiet()), std::io::stderr);
+    modoai_cli::init_logging(&log_filter(cli.quiet()), std::io::stderr);
     modoai_cli::finish(PROGRAM, run(cli), classify)
 }

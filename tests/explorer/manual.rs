@@ -10,12 +10,12 @@ use integration_tests::manual::{
     assert_bash_completes, assert_completions_know, assert_man_pages, doc_exit_codes,
     help_exit_codes,
 };
-use integration_tests::process::{modoai_explorer, program, signal};
-use integration_tests::repo_root;
+use integration_tests::process::{modoai_explorer, program, signal, start_modoai};
+use integration_tests::{repo_root, TestSite};
 use nix::sys::signal::Signal;
 
 use super::crash::{committed, many_files};
-use super::{explorer, work_dir};
+use super::{explorer, harvest_into, work_dir};
 
 fn help_codes() -> Vec<i32> {
     help_exit_codes(&String::from_utf8_lossy(&explorer(&["--help"]).stdout))
@@ -88,4 +88,53 @@ fn completions_load_in_bash_and_exist_for_every_shell() {
 fn every_command_has_a_manual_page_that_renders() {
     assert_man_pages(&program("modoai-explorer"), "modoai-explorer", 9, &[]);
     assert_eq!(explorer(&["man", "no-such-command"]).status.code(), Some(2));
+}
+
+/// On a terminal, `index` draws its progress bar (the archive's name, a percentage, the captures
+/// added), and what the HTML parser says about the pages it repairs (html5ever's "foster
+/// parenting" and the like) stays out of it: parser noise is logged at debug level only.
+#[test]
+fn index_draws_its_progress_bar_on_a_terminal_without_parser_noise() {
+    let work = work_dir("progress");
+    let site = TestSite::empty();
+    for i in 0..40 {
+        // A block and text directly in a table (html5ever warns "foster parenting not
+        // implemented"), a stray end tag, an unclosed element: pages browsers repair.
+        let page = format!(
+            "<html><head><title>Page {i}</title></head><body><table><div>block {i}</div>stray \
+             text<tr><td>cell</td></tr></table></span><p>harbour notes <b>{i}</body></html>"
+        );
+        site.write(&format!("pages/p{i:02}.html"), page.as_bytes(), None);
+    }
+    let (server, port) = start_modoai(site.path(), &work, "", &[]);
+    let archive = work.join("archive");
+    let oai = format!("http://127.0.0.1:{port}/modoai");
+    let didl = ["--metadata-prefix", "oai_didl"];
+    let out = harvest_into(&program("modoai-harvester"), &oai, &archive, &didl);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    drop(server);
+    // `script` gives the command a terminal and copies what it writes there.
+    let command = format!(
+        "{} index --commit-every 1 --archive {}",
+        program("modoai-explorer").display(),
+        archive.display()
+    );
+    let out = std::process::Command::new("script")
+        .args(["--quiet", "--return", "--command", &command, "/dev/null"])
+        .env("XDG_STATE_HOME", work.join("state"))
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("script (util-linux) runs");
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{shown}");
+    assert!(
+        shown.contains("indexing archive") && shown.contains('%') && shown.contains("captures"),
+        "the progress bar is drawn: {shown}"
+    );
+    assert!(
+        !shown.contains("html5ever") && !shown.contains("foster"),
+        "no parser noise: {shown}"
+    );
+    assert!(shown.contains("40 captures added"), "{shown}");
 }

@@ -81,6 +81,17 @@ enum Command {
     Man(ManArgs),
 }
 
+/// The log filter when `RUST_LOG` is unset: warnings (errors only with `--quiet`), but nothing
+/// from the HTML parser below errors: html5ever warns about every page it repairs ("foster
+/// parenting not implemented"), hundreds of lines in an index of real pages that say nothing
+/// about the index. `RUST_LOG=html5ever=warn` shows them.
+pub fn log_filter(quiet: bool) -> String {
+    format!(
+        "{},html5ever=error,markup5ever=error",
+        modoai_cli::quiet_filter(quiet)
+    )
+}
+
 /// The exit of a cause the explorer sorts itself: [`Exit::Usage`] for a bad configuration or
 /// key file, or a folder that is no archive; [`Exit::Interrupted`] for an index stopped at a
 /// checkpoint (a `usage` error is sorted by `modoai-cli`). The `classify` of
