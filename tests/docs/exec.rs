@@ -13,8 +13,10 @@ use integration_tests::repo_root;
 use nix::sys::signal::Signal;
 use tempfile::TempDir;
 
-/// How long a command or a server start may take.
-const PATIENCE: Duration = Duration::from_secs(60);
+/// How long a command or a server start may take before the test calls it hung: generous, since
+/// the walkthrough's `oai_crate` harvest runs every metadata tool of the example site cold (JHOVE
+/// starts a JVM) on a debug build, on a machine other builds may share.
+const PATIENCE: Duration = Duration::from_secs(300);
 
 /// A work folder: the doc commands' relative paths resolve here as they would in the repository
 /// (`examples/` links to the repository's; `plugins.toml` is a copy, so its cache stays here).

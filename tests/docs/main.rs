@@ -323,7 +323,9 @@ fn commands_run_against_the_example_site() {
     let dir = exec::work_dir();
     let server = exec::Server::start(
         dir.path(),
-        "cargo run -p modoai -- serve --root examples/site --listen 127.0.0.1:8080",
+        // The README's first command (without `scripts/setup`, which CI runs): its plugins make
+        // the `oai_crate` records the walkthrough harvests.
+        "cargo run -p modoai -- serve --root examples/site --listen 127.0.0.1:8080 --plugins plugins.toml",
     );
     server.probe("/modoai?verb=Identify");
     let mut s3 = None;

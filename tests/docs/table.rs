@@ -151,6 +151,10 @@ pub(crate) const TABLE: &[Entry] = &[
         "cargo run -q -p modoai-harvester -- man --out-dir man/man1",
         "man/man1/modoai-harvester-harvest.1",
     ),
+    run(
+        "cargo run -q -p modoai-explorer -- man --out-dir man/man1",
+        "man/man1/modoai-explorer-index.1",
+    ),
     // docs/plugins.md
     Entry {
         command: "cargo run -p modoai -- plugins check --plugins plugins.toml",
@@ -177,7 +181,7 @@ pub(crate) const TABLE: &[Entry] = &[
     ci("scripts/setup"),
     // docs/archivists.md
     run(
-        "cargo run -p modoai-harvester -- harvest http://127.0.0.1:8080/modoai --archive my-archive --metadata-prefix oai_didl",
+        "cargo run -p modoai-harvester -- harvest http://127.0.0.1:8080/modoai --archive my-archive --metadata-prefix oai_crate",
         "complete",
     ),
     run(

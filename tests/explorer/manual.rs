@@ -111,7 +111,11 @@ fn index_draws_its_progress_bar_on_a_terminal_without_parser_noise() {
     let oai = format!("http://127.0.0.1:{port}/modoai");
     let didl = ["--metadata-prefix", "oai_didl"];
     let out = harvest_into(&program("modoai-harvester"), &oai, &archive, &didl);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     drop(server);
     // `script` gives the command a terminal and copies what it writes there.
     let command = format!(
