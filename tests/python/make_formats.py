@@ -1,11 +1,13 @@
 """Writes the format test site into the folder given as argument, every file by a real writer
-(Pillow, python-docx, odfpy and Python's standard library); tests/server/formats.rs serves it."""
+(Pillow, python-docx, odfpy, Python's standard library, LAME and Ghostscript);
+tests/server/formats.rs serves it."""
 
 import csv
 import gzip
 import io
 import json
 import struct
+import subprocess
 import sys
 import tarfile
 import wave
@@ -64,6 +66,20 @@ def main(out: Path) -> None:
         w.setsampwidth(2)
         w.setframerate(8000)
         w.writeframes(b"".join(struct.pack("<h", (i % 40) * 500) for i in range(8000)))
+    # LAME and Ghostscript (Debian's lame and ghostscript, from scripts/setup).
+    subprocess.run(["lame", "--quiet", "-b", "32", str(out / "tone.wav"), str(out / "tone.mp3")], check=True)
+    page = "/Helvetica findfont 20 scalefont setfont 72 720 moveto (Written by Ghostscript) show showpage"
+    for name, options in (
+        ("ghostscript.pdf", ["-dCompatibilityLevel=1.4"]),
+        # PDF/A-1b and PDF/A-2b: Ghostscript writes the pdfaid part and conformance into the XMP.
+        ("pdfa1b.pdf", ["-dPDFA=1", "-dPDFACompatibilityPolicy=1", "-sColorConversionStrategy=RGB"]),
+        ("pdfa2b.pdf", ["-dPDFA=2", "-dPDFACompatibilityPolicy=1", "-sColorConversionStrategy=RGB"]),
+    ):
+        subprocess.run(
+            ["gs", "-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=pdfwrite", *options,
+             "-o", str(out / name), "-c", page],
+            check=True,
+        )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-//! The PUIDs of the default identifier: a site of 21 formats written at test time by real writers
-//! (`tests/python/make_formats.py`: Pillow, python-docx, odfpy, Python's standard library), served
+//! The PUIDs of the default identifier: a site of 25 formats written at test time by real writers
+//! (`tests/python/make_formats.py`: Pillow, python-docx, odfpy, Python's standard library, LAME,
+//! Ghostscript), served
 //! with the default `plugins.toml` and harvested as `oai_crate`; each record's Siegfried document
 //! must name the PUID PRONOM gives that format and version. The same site with FIDO switched on
 //! prints where FIDO and Siegfried disagree (the table in `docs/plugins.md`).
@@ -12,7 +13,7 @@ use modoai::Plugins;
 use crate::crate_tools::{harvest, Crate};
 
 /// File, PUID, PRONOM's name for that format and version.
-const EXPECTED: [(&str, &str, &str); 21] = [
+const EXPECTED: [(&str, &str, &str); 25] = [
     ("image.png", "fmt/11", "Portable Network Graphics 1.0"),
     ("image.jpg", "fmt/43", "JPEG File Interchange Format 1.01"),
     ("image87a.gif", "fmt/3", "Graphics Interchange Format 87a"),
@@ -42,6 +43,22 @@ const EXPECTED: [(&str, &str, &str); 21] = [
     ("letter.odt", "fmt/291", "OpenDocument Text 1.2"),
     ("tone.wav", "fmt/141", "Waveform Audio (PCMWAVEFORMAT)"),
     ("image.jpeg", "fmt/43", "JPEG File Interchange Format 1.01"),
+    ("tone.mp3", "fmt/134", "MPEG 1/2 Audio Layer 3"),
+    (
+        "ghostscript.pdf",
+        "fmt/18",
+        "Acrobat PDF 1.4 - Portable Document Format 1.4",
+    ),
+    (
+        "pdfa1b.pdf",
+        "fmt/354",
+        "Acrobat PDF/A - Portable Document Format 1b",
+    ),
+    (
+        "pdfa2b.pdf",
+        "fmt/477",
+        "Acrobat PDF/A - Portable Document Format 2b",
+    ),
 ];
 
 /// The site, written by the real writers into a fresh folder.
