@@ -1,5 +1,5 @@
-//! The body of the `records` fuzz target (`fuzz/fuzz_targets/records.rs`), public so that the
-//! fuzz crate and this crate's regression test run the same code. Not part of the API.
+//! The bodies of the `records` and `pwid` fuzz targets (`fuzz/fuzz_targets/`), public so that the
+//! fuzz crate and this crate's regression tests run the same code. Not part of the API.
 //!
 //! [`records`] reads the input as a WARC/ARC file (plain, gzip per record or one gzip stream,
 //! whatever its bytes are) with [`Records`](crate::any::Records), and checks:
@@ -75,6 +75,26 @@ pub fn records(data: &[u8]) {
     }
 }
 
+/// Runs the `pwid` target on one input: a PWID (`urn:pwid:…` or the older `pwid:…` form) that
+/// parses is written in the URN form, which parses again to the same PWID and is written the same
+/// way; its archive id passes [`check_archive_id`](crate::pwid::check_archive_id) and its item is
+/// not empty. Panics when an invariant does not hold.
+pub fn pwid(data: &[u8]) {
+    use crate::pwid::{check_archive_id, Pwid};
+    if data.len() > MAX_INPUT {
+        return;
+    }
+    let text = String::from_utf8_lossy(data);
+    let Ok(pwid) = text.parse::<Pwid>() else {
+        return;
+    };
+    let written = pwid.to_string();
+    let again: Pwid = written.parse().expect("a written PWID parses");
+    assert_eq!(again, pwid, "{text:?} -> {written}");
+    assert_eq!(again.to_string(), written);
+    assert!(check_archive_id(&pwid.archive_id).is_ok() && !pwid.item.is_empty());
+}
+
 #[cfg(test)]
 mod tests {
     use modoai_protocol::fuzzing::inputs;
@@ -87,5 +107,13 @@ mod tests {
         let all = [inputs("corpus/records"), inputs("regressions/records")].concat();
         assert!(!all.is_empty(), "no records seeds");
         all.iter().for_each(|(_, input)| super::records(input));
+    }
+
+    /// The same for the `pwid` target.
+    #[test]
+    fn pwid_corpus_and_regressions() {
+        let all = [inputs("corpus/pwid"), inputs("regressions/pwid")].concat();
+        assert!(!all.is_empty(), "no pwid seeds");
+        all.iter().for_each(|(_, input)| super::pwid(input));
     }
 }

@@ -19,6 +19,8 @@ pub mod cli;
 pub mod config;
 mod error;
 pub mod extract;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod index;
 pub mod keys;
 mod memento;

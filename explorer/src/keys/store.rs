@@ -91,16 +91,29 @@ impl KeyFile {
                 })
             }
         };
-        let file: File = toml::from_str(&text).map_err(|e| KeyError::Syntax {
+        KeyFile::parse(path, &text)
+    }
+
+    /// The keys of `text`, the contents of the key file at `path` (named in errors).
+    pub fn parse(path: &Path, text: &str) -> Result<KeyFile, KeyError> {
+        let file: File = toml::from_str(text).map_err(|e| KeyError::Syntax {
             path: path.to_owned(),
             message: e.to_string(),
         })?;
         let mut keys = Vec::new();
         for k in file.key {
-            let digest = KeyDigest::parse(&k.digest).map_err(|e| KeyError::Syntax {
+            let syntax = |message: String| KeyError::Syntax {
                 path: path.to_owned(),
-                message: format!("key {:?}: {e}", k.name),
-            })?;
+                message: format!("key {:?}: {message}", k.name),
+            };
+            let digest = KeyDigest::parse(&k.digest).map_err(|e| syntax(e.to_string()))?;
+            // What `keys add` refuses, a file edited by hand may hold: refused here too.
+            if k.quota_per_hour == Some(0) {
+                return Err(syntax("quota-per-hour must be at least 1".into()));
+            }
+            if k.rate_per_sec.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+                return Err(syntax("rate-per-sec must be a number above 0".into()));
+            }
             keys.push((k, digest));
         }
         Ok(KeyFile {
@@ -210,16 +223,21 @@ impl KeyFile {
         Ok(true)
     }
 
+    /// The file's text, as [`KeyFile::parse`] reads it (without the header comment).
+    pub fn text(&self) -> Result<String, KeyError> {
+        let file = File {
+            key: self.keys().cloned().collect(),
+        };
+        toml::to_string(&file).map_err(|e| KeyError::Invalid(e.to_string()))
+    }
+
     /// Writes the file whole, readable by its owner only, replacing the old one atomically.
     fn save(&self) -> Result<(), KeyError> {
         let io = |source| KeyError::Io {
             path: self.path.clone(),
             source,
         };
-        let file = File {
-            key: self.keys().cloned().collect(),
-        };
-        let text = toml::to_string(&file).map_err(|e| KeyError::Invalid(e.to_string()))?;
+        let text = self.text()?;
         let dir = self
             .path
             .parent()

@@ -4,12 +4,12 @@
 use time::OffsetDateTime;
 
 /// An HTTP-date (`Tue, 20 Mar 2001 20:35:00 GMT`).
-pub(super) fn http_date(t: OffsetDateTime) -> String {
+pub(crate) fn http_date(t: OffsetDateTime) -> String {
     httpdate::fmt_http_date(t.into())
 }
 
 /// Reads an `Accept-Datetime` value: an RFC 1123 date in GMT. Other forms are malformed.
-pub(super) fn parse_http_date(value: &str) -> Option<OffsetDateTime> {
+pub(crate) fn parse_http_date(value: &str) -> Option<OffsetDateTime> {
     let value = value.trim();
     // RFC 1123's fixed form only (`Sun, 06 Nov 1994 08:49:37 GMT`), not RFC 850's or asctime's,
     // which HTTP parsers also accept.

@@ -14,10 +14,10 @@
 //! [`crate::search::mementos`]; errors are the shell's JSON. No rewriting: pywb stays the
 //! rewriting replay.
 
-mod datetime;
+pub(crate) mod datetime;
 mod payload;
 mod routes;
-mod target;
+pub(crate) mod target;
 mod timemap;
 
 use std::sync::Arc;

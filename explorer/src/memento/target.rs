@@ -33,7 +33,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Target {
 
 /// `rest` with a `scheme:/` that a client collapsed made `scheme://` again; empty is a 400 that
 /// names the route's `prefix`.
-fn uri_r(rest: &str, prefix: &str) -> Result<String, AppError> {
+pub(crate) fn uri_r(rest: &str, prefix: &str) -> Result<String, AppError> {
     let fixed = match rest.split_once(":/") {
         Some((scheme, tail)) if !tail.starts_with('/') && !scheme.contains('/') => {
             format!("{scheme}://{tail}")
