@@ -13,6 +13,7 @@ mod openapi;
 mod repair;
 mod search;
 mod ui;
+mod versions;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
