@@ -77,12 +77,10 @@ impl Tmpfs {
     /// `program` with `args`, run in the tmpfs's namespaces.
     fn run(&self, program: &Path, args: &[&str]) -> Output {
         Command::new("nsenter")
-            .args([
-                "--target",
-                &self.holder.id().to_string(),
-                "--user",
-                "--mount",
-            ])
+            // Keeping the credentials: a user namespace made by an unprivileged user refuses
+            // setgroups, and the uid is root there anyway.
+            .args(["--preserve-credentials", "--user", "--mount", "--target"])
+            .arg(self.holder.id().to_string())
             .arg(program)
             .args(args)
             .env("RUST_LOG", "warn")
@@ -94,7 +92,9 @@ impl Tmpfs {
     fn grow(&self, kib: u64) {
         let options = format!("remount,size={kib}k");
         let path = self.path().to_str().unwrap();
-        let out = self.run(Path::new("mount"), &["-o", &options, path]);
+        // Type and source given: mount(8) in a user namespace does not look them up.
+        let args = ["-t", "tmpfs", "-o", &options, "tmpfs", path];
+        let out = self.run(Path::new("mount"), &args);
         assert!(
             out.status.success(),
             "{}",
