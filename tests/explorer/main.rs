@@ -10,9 +10,11 @@ mod keys;
 mod manual;
 mod memento;
 mod openapi;
+mod photo;
 mod repair;
 mod search;
 mod ui;
+mod versions;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -28,7 +30,7 @@ use nix::fcntl::{Flock, FlockArg};
 pub(crate) const BEIJING: &str = "<html><head><title>北京</title></head><body><p>北京是中华人民共和国的首都，也是政治和文化中心。</p></body></html>";
 pub(crate) const TOKYO: &str = "<html><head><title>東京</title></head><body><p>東京は日本の首都です。多くの人が住んでいます。</p></body></html>";
 
-/// The example site (plus a Chinese and a Japanese page) harvested once in oai_crate with the
+/// The example site (plus a Chinese and a Japanese page and a photo with EXIF) harvested once in oai_crate with the
 /// default plugins, and indexed by `harvest --index`.
 pub(crate) struct Harvested {
     /// The archive.
@@ -75,7 +77,8 @@ pub(crate) fn once_per_run(name: &str, make: impl FnOnce() -> String) -> String 
     value
 }
 
-/// Harvests the example site (plus the Chinese and Japanese pages) into `shared/archive`.
+/// Harvests the example site (plus the Chinese and Japanese pages and the photo) into
+/// `shared/archive`.
 fn harvest() -> Harvested {
     let work = work_dir("shared");
     let site = work.join("site");
@@ -84,6 +87,7 @@ fn harvest() -> Harvested {
     std::fs::create_dir_all(site.join("ja")).unwrap();
     std::fs::write(site.join("zh/beijing.html"), BEIJING).unwrap();
     std::fs::write(site.join("ja/tokyo.html"), TOKYO).unwrap();
+    photo::make(&site.join(photo::PATH));
     // The plugins' cache goes beside their file: here, not in the repository.
     std::fs::copy(repo_root().join("plugins.toml"), work.join("plugins.toml")).unwrap();
     let plugins = work.join("plugins.toml");

@@ -3,57 +3,110 @@
 //! once there is room. The file system is a real one that runs out of space: a small tmpfs,
 //! grown after each failure (`mount -o remount,size=…`), so the runs stop at different points
 //! (WARC records, ledger lines, the state, the index), for large payloads and for small items
-//! stored in batches.
+//! stored in batches. The tmpfs lives in a user and mount namespace of its own, so the test needs
+//! no privilege; one that cannot make it fails.
 
+use std::io::{BufRead as _, BufReader, Read as _};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Output, Stdio};
 
+use integration_tests::process::program;
 use integration_tests::{Server, TestSite};
 use rand::{Rng, SeedableRng};
 
 use super::our_server::site_files;
-use super::{archive_check, assert_each_file_once, harvester, ledger, pywb_replay};
+use super::{archive_check, assert_each_file_once, ledger, pywb_replay};
 
-/// A tmpfs mounted on a fresh folder, unmounted when dropped.
+/// A tmpfs mounted on a fresh folder in a private user and mount namespace (`unshare
+/// --map-root-user`, as an unprivileged user may), held by a `sleep` that stays in both; gone
+/// with the namespace when dropped. Programs run in it through `nsenter`; the test reads it
+/// through the holder's `/proc/PID/root`.
 struct Tmpfs {
     dir: tempfile::TempDir,
+    holder: Child,
 }
 
 impl Tmpfs {
-    /// A tmpfs of `kib` KiB, or why it cannot be mounted (not root, no mount in a container).
-    fn mount(kib: u64) -> Result<Tmpfs, String> {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let size = format!("size={kib}k");
-        mount(&["-t", "tmpfs", "-o", &size, "tmpfs"], dir.path())?;
-        Ok(Tmpfs { dir })
+    /// A tmpfs of `kib` KiB; panics with the reason when the namespace or the mount fails.
+    fn mount(kib: u64) -> Tmpfs {
+        let dir = tempfile::tempdir().unwrap();
+        let script = "mount -t tmpfs -o size=\"$2\"k tmpfs \"$1\" || exit 99; \
+                      echo mounted; exec sleep infinity";
+        let mut holder = Command::new("unshare")
+            .args([
+                "--user",
+                "--map-root-user",
+                "--mount",
+                "sh",
+                "-c",
+                script,
+                "sh",
+            ])
+            .arg(dir.path())
+            .arg(kib.to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("unshare (util-linux) runs");
+        let mut line = String::new();
+        let stdout = holder.stdout.take().unwrap();
+        BufReader::new(stdout).read_line(&mut line).unwrap();
+        if line.trim() != "mounted" {
+            let _ = holder.wait();
+            let mut err = String::new();
+            let _ = holder.stderr.take().unwrap().read_to_string(&mut err);
+            panic!(
+                "cannot mount a tmpfs in a user and mount namespace of its own \
+                 (unprivileged user namespaces must be allowed): {err}"
+            );
+        }
+        Tmpfs { dir, holder }
     }
 
+    /// The tmpfs as the programs run in it see it.
     fn path(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// `inside`, a path under [`Tmpfs::path`], as this process sees it.
+    fn outside(&self, inside: &Path) -> PathBuf {
+        let root = PathBuf::from(format!("/proc/{}/root", self.holder.id()));
+        root.join(inside.strip_prefix("/").unwrap())
+    }
+
+    /// `program` with `args`, run in the tmpfs's namespaces.
+    fn run(&self, program: &Path, args: &[&str]) -> Output {
+        Command::new("nsenter")
+            // Keeping the credentials: a user namespace made by an unprivileged user refuses
+            // setgroups, and the uid is root there anyway.
+            .args(["--preserve-credentials", "--user", "--mount", "--target"])
+            .arg(self.holder.id().to_string())
+            .arg(program)
+            .args(args)
+            .env("RUST_LOG", "warn")
+            .output()
+            .expect("nsenter (util-linux) runs")
     }
 
     /// Makes room: the file system grows to `kib` KiB, its files untouched.
     fn grow(&self, kib: u64) {
         let options = format!("remount,size={kib}k");
-        mount(&["-o", &options], self.path()).unwrap();
+        let path = self.path().to_str().unwrap();
+        // Type and source given: mount(8) in a user namespace does not look them up.
+        let args = ["-t", "tmpfs", "-o", &options, "tmpfs", path];
+        let out = self.run(Path::new("mount"), &args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
 impl Drop for Tmpfs {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).status();
-    }
-}
-
-fn mount(args: &[&str], dir: &Path) -> Result<(), String> {
-    let out = Command::new("mount")
-        .args(args)
-        .arg(dir)
-        .output()
-        .map_err(|e| format!("cannot run mount: {e}"))?;
-    match out.status.success() {
-        true => Ok(()),
-        false => Err(String::from_utf8_lossy(&out.stderr).trim().to_owned()),
+        let _ = self.holder.kill();
+        let _ = self.holder.wait();
     }
 }
 
@@ -67,14 +120,11 @@ fn archived(summary: &str) -> usize {
 /// that stops on the full disk, until a run completes; checks each stop's message and counts,
 /// then the archive. Returns how many times the disk filled up.
 async fn fill_up(site: &TestSite, page_size: usize, prefix: &str, kib: u64, step: u64) -> usize {
-    let Ok(fs) = Tmpfs::mount(kib).map_err(|e| {
-        println!("SKIPPED: cannot mount a tmpfs to fill up (needs root and mount rights): {e}");
-    }) else {
-        return usize::MAX;
-    };
+    let fs = Tmpfs::mount(kib);
     let server = Server::start(site.path(), |c| c.page_size(page_size)).await;
-    let archive: PathBuf = fs.path().join("archive");
-    let a = archive.to_str().unwrap().to_owned();
+    let inside = fs.path().join("archive");
+    let held_at = fs.outside(&inside);
+    let a = inside.to_str().unwrap().to_owned();
     let (oai, prefix) = (server.oai.clone(), prefix.to_owned());
     let args = move || {
         let args = [
@@ -88,15 +138,20 @@ async fn fill_up(site: &TestSite, page_size: usize, prefix: &str, kib: u64, step
         args.map(str::to_owned)
     };
     let (mut size, mut stops, mut held) = (kib, 0, 0);
+    let fs = std::sync::Arc::new(fs);
     loop {
-        let args = args();
-        let out =
-            tokio::task::spawn_blocking(move || harvester(&args.each_ref().map(String::as_str)))
-                .await
-                .unwrap();
+        let (args, fs2) = (args(), fs.clone());
+        let out = tokio::task::spawn_blocking(move || {
+            fs2.run(
+                &program("modoai-harvester"),
+                &args.each_ref().map(String::as_str),
+            )
+        })
+        .await
+        .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         let all = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
-        let now = ledger(&archive).len();
+        let now = ledger(&held_at).len();
         assert_eq!(now - held, archived(&stdout), "counted = ledgered:\n{all}");
         held = now;
         if out.status.success() {
@@ -110,6 +165,14 @@ async fn fill_up(site: &TestSite, page_size: usize, prefix: &str, kib: u64, step
         size += step;
         fs.grow(size);
     }
+    // pywb and warcio resolve `/proc/PID/root` to this namespace's root: they read a copy.
+    let copy = tempfile::tempdir().unwrap();
+    let archive = copy.path().join("archive");
+    let cp = Command::new("cp")
+        .arg("-a")
+        .args([&fs.outside(&inside), &archive])
+        .status();
+    assert!(cp.unwrap().success(), "cp -a of the archive");
     let files = site_files(site.path(), &server.base);
     assert_each_file_once(&archive, &files);
     // warcio finds every record whole, and no record the index does not list.

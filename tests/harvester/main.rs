@@ -11,6 +11,7 @@ mod manual;
 mod memory;
 mod mistakes;
 mod our_server;
+mod prefix;
 mod pyoai;
 mod reading;
 mod scripted;

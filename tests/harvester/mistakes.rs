@@ -254,3 +254,39 @@ fn malformed_urls_are_argument_errors_and_create_nothing() {
     assert!(stderr.contains("example.org/oai"), "{stderr}");
     assert!(!work.path().join("a").exists());
 }
+
+#[test]
+fn a_harvest_that_reaches_nothing_leaves_no_archive_folder() {
+    let work = tempfile::tempdir().unwrap();
+    let archive = work.path().join("archive");
+    let a = path(&archive);
+    // A closed port, a URL that answers 404, a format the endpoint refuses.
+    let closed = format!("http://127.0.0.1:{}/oai", dead_port());
+    let (_, stderr) = expect(&bounded(&["harvest", &closed, "--archive", a]), 1);
+    assert!(stderr.contains("nothing was harvested"), "{stderr}");
+    assert!(!archive.exists(), "{stderr}");
+    let missing = FaultServer::start(|_| Reply::status(404));
+    let wrong = missing.url("/no-oai-here");
+    let (_, stderr) = expect(&bounded(&["harvest", &wrong, "--archive", a]), 1);
+    assert!(!archive.exists(), "{stderr}");
+    let server = FaultServer::start(one_page);
+    let url = server.url("/oai");
+    let refused = [
+        "harvest",
+        &url,
+        "--archive",
+        a,
+        "--metadata-prefix",
+        "oai_crate",
+    ];
+    let (_, stderr) = expect(&bounded(&refused), 2);
+    assert!(!archive.exists(), "{stderr}");
+    // A folder that was there before stays, with what it held.
+    std::fs::create_dir(&archive).unwrap();
+    std::fs::write(archive.join("README"), "mine").unwrap();
+    expect(&bounded(&["harvest", &closed, "--archive", a]), 1);
+    assert_eq!(
+        std::fs::read_to_string(archive.join("README")).unwrap(),
+        "mine"
+    );
+}

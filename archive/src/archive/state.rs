@@ -1,7 +1,7 @@
 //! `state.json`: per harvested list (endpoint, format, set), where the last harvest got to and
 //! when the last complete one started, written atomically at every checkpoint.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -66,6 +66,15 @@ pub struct ListState {
     pub runs: Vec<Run>,
 }
 
+impl ListState {
+    /// A harvest of the list completed, or one got past its first page.
+    fn holds_anything(&self) -> bool {
+        self.complete_from.is_some()
+            || self.running.as_ref().is_some_and(|r| r.pages > 0)
+            || self.runs.iter().any(|r| r.pages > 0 || r.archived > 0)
+    }
+}
+
 /// A harvest in progress: enough to continue it after a crash.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Running {
@@ -113,6 +122,16 @@ pub struct Run {
 }
 
 impl State {
+    /// The formats of `endpoint` this archive holds: those of its lists that got past a first
+    /// page (a run that stopped at once, e.g. on a refused port, holds nothing).
+    pub fn prefixes_of(&self, endpoint: &str) -> BTreeSet<&str> {
+        self.lists
+            .values()
+            .filter(|l| l.key.endpoint == endpoint && l.holds_anything())
+            .map(|l| l.key.prefix.as_str())
+            .collect()
+    }
+
     /// Reads `path`; a missing file is an empty state.
     pub(crate) fn load(path: &Path) -> io::Result<State> {
         match fs::read(path) {

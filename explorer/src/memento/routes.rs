@@ -10,7 +10,7 @@ use modoai_archive::archive::Reader;
 use super::datetime::http_date;
 use super::payload::payload;
 use super::target::{AcceptDatetime, MementoAt, Named, Target};
-use super::timemap::{json, link_format, link_header, rel_of, Urls};
+use super::timemap::{json, link_format, link_header, position, Urls};
 use crate::search::{closest, mementos, Facet, Memento};
 use crate::web::{links, AppError, AppState, Base, Caller, Public};
 
@@ -81,7 +81,7 @@ pub(super) async fn timegate(
         base: &base,
         uri: &uri,
     };
-    let link = link_header(&urls, Some((chosen, rel_of(&all, chosen))));
+    let link = link_header(&urls, &all, position(&all, chosen));
     Ok((
         StatusCode::FOUND,
         caller.rate_limit(),
@@ -111,7 +111,7 @@ pub(super) async fn memento(
         let location = [(header::LOCATION, urls.memento(&chosen))];
         return Ok((StatusCode::FOUND, caller.rate_limit(), location).into_response());
     }
-    let link = link_header(&urls, Some((&chosen, rel_of(&all, &chosen))));
+    let link = link_header(&urls, &all, position(&all, &chosen));
     let dir = state.library.archives()[chosen.archive].dir.clone();
     let datetime = http_date(chosen.time);
     let mut response = payload(dir, chosen).await?;

@@ -82,27 +82,40 @@ pub(super) fn json(urls: &Urls<'_>, mementos: &[Memento]) -> Value {
     })
 }
 
-/// The `Link` header of a memento or TimeGate answer: original, timegate, timemap, and the
-/// memento itself with its datetime.
-pub(super) fn link_header(urls: &Urls<'_>, m: Option<(&Memento, &'static str)>) -> String {
+/// The `Link` header of a memento or TimeGate answer: original, timegate, timemap, then the
+/// chosen memento (`all[chosen]`) and its neighbours in time (RFC 7089 §2.2: `first`, `prev`,
+/// `next` and `last` combine with `memento`; one link per memento, carrying every rel it has).
+pub(super) fn link_header(urls: &Urls<'_>, all: &[Memento], chosen: usize) -> String {
     let mut out = format!(
         "<{}>; rel=\"original\", <{}>; rel=\"timegate\", <{}>; rel=\"timemap\"; type=\"application/link-format\"",
         urls.uri,
         urls.timegate(),
         urls.timemap(TimeMap::Link)
     );
-    if let Some((m, rel)) = m {
+    let last = all.len().saturating_sub(1);
+    let mut shown: Vec<usize> = vec![0, chosen.saturating_sub(1), chosen, chosen + 1, last];
+    shown.retain(|&i| i < all.len());
+    shown.dedup();
+    for i in shown {
+        let rels = [
+            (i == 0, "first"),
+            (i + 1 == chosen, "prev"),
+            (i == chosen + 1, "next"),
+            (i == last, "last"),
+        ];
+        let mut rel: Vec<&str> = rels.iter().filter(|r| r.0).map(|r| r.1).collect();
+        rel.push("memento");
         out.push_str(&format!(
-            ", <{}>; rel=\"{rel}\"; datetime=\"{}\"",
-            urls.memento(m),
-            http_date(m.time)
+            ", <{}>; rel=\"{}\"; datetime=\"{}\"",
+            urls.memento(&all[i]),
+            rel.join(" "),
+            http_date(all[i].time)
         ));
     }
     out
 }
 
-/// The rel of `m` among `all` (for the Link header of a TimeGate or memento answer).
-pub(super) fn rel_of(all: &[Memento], m: &Memento) -> &'static str {
-    let i = all.iter().position(|x| x == m).unwrap_or(1);
-    rel(i, all.len().max(i + 1))
+/// The index of `m` in `all`.
+pub(super) fn position(all: &[Memento], m: &Memento) -> usize {
+    all.iter().position(|x| x == m).unwrap_or(0)
 }

@@ -4,10 +4,10 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::Args;
-use modoai_archive::archive::Archive;
+use modoai_archive::archive::{Archive, ArchiveLayout};
 use modoai_cli::Exit;
 use modoai_harvester::client::Client;
-use modoai_harvester::harvest::{HarvestOptions, Harvester};
+use modoai_harvester::harvest::{HarvestOptions, Harvester, Summary};
 
 use super::{
     check_date, endpoint_url, explore, interrupt, progress, store, summary, usage, ClientArgs,
@@ -33,7 +33,8 @@ pub(super) struct HarvestArgs {
     /// The archive folder (created if missing).
     #[arg(long, value_name = "DIR")]
     archive: PathBuf,
-    /// The metadata format. Default: oai_crate when the endpoint offers it, else oai_dc.
+    /// The metadata format. Default: the one the archive holds of this endpoint; for a new
+    /// archive, oai_crate when the endpoint offers it, else oai_dc.
     #[arg(long, value_name = "PREFIX")]
     metadata_prefix: Option<String>,
     /// Harvest only this set and the sets below it: a MIME set (mime:image), a folder
@@ -83,6 +84,7 @@ pub(super) fn run(
             "--index reads the WARC files that --store moves away: index a fetched copy instead",
         ));
     }
+    let created = !args.archive.exists();
     let mut archive = Archive::open(&args.archive, args.warc.options())
         .with_context(|| format!("cannot open the archive {}", args.archive.display()))?;
     if !archive.recovery().is_empty() && !quiet {
@@ -126,5 +128,28 @@ pub(super) fn run(
         None => {}
     }
     let code = summary::exit_code(&result);
-    Ok(store::finish(stored, &args.archive, code, quiet))
+    let keep_local = stored.is_some();
+    let code = store::finish(stored, &args.archive, code, quiet);
+    if created && !keep_local && holds_nothing(&args.archive, &result) {
+        std::fs::remove_dir_all(&args.archive).with_context(|| {
+            format!("cannot remove the empty archive {}", args.archive.display())
+        })?;
+        if !quiet {
+            eprintln!(
+                "nothing was harvested: the archive folder {} made by this run is removed",
+                args.archive.display()
+            );
+        }
+    }
+    Ok(code)
+}
+
+/// A run that failed before its first page and left the ledger empty holds nothing to keep or
+/// continue (see docs/archivists.md, "A harvest that reaches nothing").
+fn holds_nothing(dir: &std::path::Path, result: &Summary) -> bool {
+    let ledger = ArchiveLayout::new(dir).ledger();
+    result.error.is_some()
+        && !result.is_interrupted()
+        && result.pages == 0
+        && std::fs::metadata(ledger).map_or(true, |m| m.len() == 0)
 }

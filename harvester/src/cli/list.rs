@@ -29,7 +29,7 @@ use super::{check_date, endpoint_url, interrupt, summary, usage, ClientArgs, War
 pub(crate) const SAMPLE: &str = r#"# Keys of [defaults] apply to every [[endpoint]] that does not set them.
 [defaults]
 archive = "archives/default"      # relative to this file's folder
-metadata-prefix = "oai_dc"        # default: oai_crate when offered, else oai_dc
+metadata-prefix = "oai_dc"        # default: the archive's, else oai_crate when offered, else oai_dc
 name = "my-harvests"              # warcinfo isPartOf; default: modoai-harvest
 
 [[endpoint]]

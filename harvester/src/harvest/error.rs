@@ -85,6 +85,20 @@ pub enum HarvestError {
         /// The set specs it lists.
         sets: Vec<String>,
     },
+    /// No format was named and the archive holds several of the endpoint: which one to continue
+    /// is the user's choice.
+    #[error(
+        "the archive holds harvests of {endpoint} in {}: name the one to harvest with \
+         --metadata-prefix (e.g. --metadata-prefix {})",
+        held.join(" and "),
+        held.first().map_or("oai_dc", String::as_str)
+    )]
+    WhichPrefix {
+        /// The endpoint.
+        endpoint: String,
+        /// The formats the archive holds of it.
+        held: Vec<String>,
+    },
     /// Interrupted (SIGINT/SIGTERM, or its cancellation token) at a safe point.
     #[error("interrupted")]
     Interrupted,
@@ -96,7 +110,10 @@ impl HarvestError {
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            Self::BadDate(_) | Self::Refused { .. } | Self::UnknownSet { .. }
+            Self::BadDate(_)
+                | Self::Refused { .. }
+                | Self::UnknownSet { .. }
+                | Self::WhichPrefix { .. }
         )
     }
 }

@@ -108,10 +108,24 @@ impl<'a> Harvester<'a> {
         result
     }
 
-    /// The format asked, or `oai_crate` if the endpoint offers it, else `oai_dc`.
+    /// The format asked; else the one the archive holds of the endpoint, so that a run repeated
+    /// without `--metadata-prefix` continues the same list; else `oai_crate` if the endpoint
+    /// offers it, else `oai_dc`. An archive holding several formats of the endpoint needs one
+    /// named.
     fn prefix(&self, o: &HarvestOptions) -> Result<String, HarvestError> {
         if let Some(p) = &o.prefix {
             return Ok(p.clone());
+        }
+        let held = self.archive.state().prefixes_of(&o.endpoint);
+        match held.len() {
+            0 => {}
+            1 => return Ok(held.into_iter().next().unwrap_or_default().to_owned()),
+            _ => {
+                return Err(HarvestError::WhichPrefix {
+                    endpoint: o.endpoint.clone(),
+                    held: held.into_iter().map(str::to_owned).collect(),
+                })
+            }
         }
         let formats = endpoint::formats_with(self.net(), &o.endpoint)?;
         Ok(if formats.iter().any(|f| f.prefix == "oai_crate") {

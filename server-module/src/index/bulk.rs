@@ -92,7 +92,7 @@ pub(super) fn load(index: &Index, found: impl Iterator<Item = Found>) -> Result<
     catalog.sets_fingerprint = Some(defs.fingerprint());
     catalog.complete = true;
     // The change log starts now: every later version gets a datestamp from now on.
-    catalog.log_from = Some(Datestamp::now().unix());
+    catalog.log_from = Some(index.clock.now().unix());
     index.ks.meta.insert(catalog::KEY, catalog.encode())?;
     index.sync();
     index.publish(catalog);

@@ -9,6 +9,7 @@
 //! | `catalog.rs` | MIME types and counts, stored with the records |
 //! | `read.rs` | consistent, dated views: records, pages, counts, changes |
 //! | `write.rs` | atomic batches and the datestamp rule |
+//! | `clock.rs` | the moments of datestamps and response dates, never going backwards |
 //! | `regroup.rs` | a change of set definitions applied to every record it concerns |
 //! | `retain.rs` | the change log's retention, and where its history starts |
 //! | `bulk.rs`, `sort.rs` | the first index of a site, loaded in bulk |
@@ -20,6 +21,7 @@
 
 mod bulk;
 mod catalog;
+mod clock;
 mod codec;
 mod compare;
 mod entry;
@@ -49,6 +51,8 @@ pub(crate) use store::Index;
 pub use store::IndexError;
 pub(crate) use watch::{maintain, Maintenance, Types};
 
+#[cfg(test)]
+mod clock_tests;
 #[cfg(test)]
 mod sets_tests;
 #[cfg(test)]

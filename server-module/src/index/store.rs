@@ -16,6 +16,7 @@ use sha2::{Digest as _, Sha256};
 use tokio::sync::Notify;
 
 use super::catalog::{self, Catalog};
+use super::clock::{self, Clock};
 use crate::sets::Definitions;
 
 /// Memory for cached blocks of the store, whatever the site's size.
@@ -69,6 +70,8 @@ pub(crate) struct Index {
     /// its response date and its snapshot. So a version committed after a harvest's snapshot
     /// never gets a datestamp before that harvest's response date.
     pub(super) visibility: RwLock<()>,
+    /// The moments of datestamps and response dates, never going backwards.
+    pub(super) clock: Clock,
     persistent: bool,
     folder: PathBuf,
     ready: AtomicBool,
@@ -81,6 +84,16 @@ impl Index {
     /// Opens (or makes) the index of `root` in `state` (its own subfolder, named after the root),
     /// or in a temporary folder without `state`.
     pub(crate) fn open(state: Option<&Path>, root: &Path) -> Result<Index, IndexError> {
+        Index::open_with_clock(state, root, Clock::system())
+    }
+
+    /// [`Index::open`] dating with `clock`, which takes the highest moment the store has given
+    /// as given.
+    pub(super) fn open_with_clock(
+        state: Option<&Path>,
+        root: &Path,
+        clock: Clock,
+    ) -> Result<Index, IndexError> {
         let (folder, temp) = match state {
             Some(dir) => (dir.join(folder_name(root)), None),
             None => {
@@ -95,12 +108,16 @@ impl Index {
             }
         };
         let (db, ks, catalog) = open_or_create(&folder)?;
+        if let Ok(Some(latest)) = ks.meta.get(clock::KEY) {
+            clock.restore(&latest);
+        }
         Ok(Index {
             db,
             ks,
             catalog: RwLock::new(Arc::new(catalog)),
             definitions: RwLock::new(Arc::new(Definitions::default())),
             visibility: RwLock::new(()),
+            clock,
             persistent: state.is_some(),
             folder,
             ready: AtomicBool::new(false),
@@ -199,6 +216,12 @@ impl Index {
 
     /// Writes what is in the journal to disk (on shutdown, after the first index).
     pub(super) fn sync(&self) {
+        // The response dates given since the last batch are moments given too.
+        if let Some(latest) = self.clock.encode() {
+            if let Err(err) = self.ks.meta.insert(clock::KEY, latest) {
+                tracing::warn!(error = %err, "cannot store the index's latest datestamp");
+            }
+        }
         if let Err(err) = self.db.persist(PersistMode::SyncAll) {
             tracing::warn!(error = %err, "cannot sync the site index");
         }
@@ -210,7 +233,7 @@ impl Index {
             .visibility
             .read()
             .unwrap_or_else(PoisonError::into_inner);
-        let date = Datestamp::now();
+        let date = self.clock.now();
         (date, read())
     }
 }

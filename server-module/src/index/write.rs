@@ -6,7 +6,10 @@
 //! restart) gets the later of its mtime and the moment the index stores it; a deletion gets the
 //! moment it is stored. So a file copied in with an old mtime (`cp -p`, `rsync -t`, `tar x`)
 //! still appears to the next incremental harvest, and no datestamp ever lies before the response
-//! date of a harvest that could not see it (see `Index::visibility`).
+//! date of a harvest that could not see it (see `Index::visibility`). "The moment" is the index's
+//! clock (`clock.rs`), which never goes backwards, even when the wall clock is stepped back or
+//! the server restarts; regrouping records into other sets (`regroup.rs`) dates them by the same
+//! clock.
 
 use std::collections::HashMap;
 use std::sync::{Arc, PoisonError};
@@ -15,6 +18,7 @@ use fjall::OwnedWriteBatch;
 use modoai_protocol::Datestamp;
 
 use super::catalog::{self, Catalog};
+use super::clock;
 use super::codec::{self, ChangeKind, Record};
 use super::entry::Stamp;
 use super::store::Index;
@@ -99,7 +103,7 @@ impl Index {
             index: self,
             batch: self.db.batch(),
             catalog: (*self.catalog()).clone(),
-            now: Datestamp::now(),
+            now: self.clock.now(),
             defs: self.definitions(),
             counts: HashMap::new(),
         }
@@ -234,6 +238,9 @@ impl Batch<'_> {
         let ks = &self.index.ks;
         self.batch
             .insert(&ks.meta, catalog::KEY, self.catalog.encode());
+        if let Some(latest) = self.index.clock.encode() {
+            self.batch.insert(&ks.meta, clock::KEY, latest);
+        }
         self.batch.commit()?;
         Ok(self.catalog)
     }
