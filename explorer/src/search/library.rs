@@ -17,6 +17,7 @@ use super::page::{FacetValue, Page, Terms, Word};
 use super::params::{SearchParams, Sort};
 use super::query::build;
 use super::scope::Scope;
+use super::text::QueryError;
 use crate::index::{ArchiveIndex, Fields};
 use crate::ExplorerError;
 
@@ -32,6 +33,9 @@ pub enum SearchError {
     /// The request is wrong: the message says how.
     #[error("{0}")]
     BadRequest(String),
+    /// The query text cannot be searched: the message says what to change.
+    #[error(transparent)]
+    Query(#[from] QueryError),
     /// Archives in the caller's scope have no index yet (being built).
     #[error("not indexed yet: {}", .0.join(", "))]
     NotReady(Vec<String>),
@@ -195,8 +199,7 @@ impl Library {
             }
             let Some(o) = a.opened() else { continue };
             let fields = o.index.fields();
-            let query =
-                build(o.index.index(), &fields, params, scope).map_err(SearchError::BadRequest)?;
+            let query = build(o.index.index(), &fields, params, scope)?;
             let searcher = o.reader.searcher();
             let gathered = searcher.search(&*query, &gather)?;
             parts.push(Part {

@@ -14,6 +14,7 @@ mod page;
 mod params;
 mod query;
 mod scope;
+mod text;
 
 pub use collect::{Gather, Gathered};
 pub use facet::{Facet, ALL as ALL_FACETS, DEFAULT as DEFAULT_FACETS};
@@ -26,3 +27,4 @@ pub use page::{FacetValue, Page, Terms, Word};
 pub use params::{date, SearchParams, Sort, MAX_SIZE, MAX_WINDOW};
 pub use query::{build as build_query, field as facet_field, scope_query, term};
 pub use scope::{Filter, Scope};
+pub use text::{QueryError, QueryText};

@@ -89,6 +89,7 @@ impl SearchParams {
                     let facet: Facet = other.parse().map_err(|_| {
                         format!("unknown parameter {other:?}: use q, from, until, page, size, sort, facets, group, timeout_ms or a facet name")
                     })?;
+                    calendar_value(facet, value)?;
                     p.filters.push((facet, value.clone()));
                 }
             }
@@ -112,6 +113,26 @@ impl SearchParams {
             }
         }
         Ok(p)
+    }
+}
+
+/// Checks the value of a calendar facet as a bad `from=` is checked: `year=` is `YYYY`,
+/// `month=` `YYYY-MM`, `day=` `YYYY-MM-DD`, each a real period (no month 13, no 30 February).
+fn calendar_value(facet: Facet, value: &str) -> Result<(), String> {
+    let (form, len) = match facet {
+        Facet::Year => ("YYYY", 4),
+        Facet::Month => ("YYYY-MM", 7),
+        Facet::Day => ("YYYY-MM-DD", 10),
+        _ => return Ok(()),
+    };
+    let name = facet.name();
+    let is_date = value.len() == len
+        && value.bytes().take(4).all(|b| b.is_ascii_digit())
+        && date(name, value, false).is_ok();
+    if is_date {
+        Ok(())
+    } else {
+        Err(format!("{name}={value:?} is not a date: use {form}"))
     }
 }
 
@@ -230,6 +251,13 @@ mod tests {
             "empty: no bound"
         );
         assert_eq!(parse("until=0000-01").unwrap().until.unwrap().year(), 0);
+        assert_eq!(
+            parse("year=2024&month=2024-02&day=2024-02-29")
+                .unwrap()
+                .filters
+                .len(),
+            3
+        );
     }
 
     #[test]
@@ -246,6 +274,18 @@ mod tests {
             ("from=2025&until=2024", "after"),
             ("page=5000&size=100", "narrow"),
             ("group=host", "group=sha1"),
+            ("year=abcd", "year=\"abcd\" is not a date: use YYYY"),
+            ("year=20245", "not a date"),
+            (
+                "month=2026-13",
+                "month=\"2026-13\" is not a date: use YYYY-MM",
+            ),
+            ("month=2026", "not a date"),
+            (
+                "day=2026-02-30",
+                "day=\"2026-02-30\" is not a date: use YYYY-MM-DD",
+            ),
+            ("day=2026-02-3x", "not a date"),
         ] {
             let e = parse(q).unwrap_err();
             assert!(e.contains(says), "{q}: {e}");

@@ -113,6 +113,7 @@ impl From<SearchError> for AppError {
     fn from(e: SearchError) -> AppError {
         match e {
             SearchError::BadRequest(m) => AppError::BadRequest(m),
+            SearchError::Query(e) => AppError::BadRequest(e.to_string()),
             SearchError::NotReady(archives) => AppError::unavailable(
                 format!(
                     "the index of {} is being built; try again shortly",
