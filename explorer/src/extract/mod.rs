@@ -1,12 +1,14 @@
 //! Text from archived files: title and text of HTML, plain text, XML and PDF (through
-//! `pdftotext`), the language of the text, and its most frequent words.
+//! `pdftotext`), also when compressed (gzip, bzip2, xz), the language of the text, and its most frequent words.
 
+mod compressed;
 mod html;
 mod keywords;
 mod lang;
 mod pdf;
 mod xml;
 
+pub use compressed::{inner_kind, CompressedError, Compression, MAX_RATIO};
 pub use keywords::{keywords, KEYWORDS};
 pub use lang::language;
 pub use pdf::{pdf_text, PdfError};

@@ -6,17 +6,17 @@ use std::sync::{PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use tantivy::query::Query;
-use tantivy::snippet::SnippetGenerator;
 use tantivy::{IndexReader, ReloadPolicy, Searcher, TantivyDocument};
 
 use super::cloud::keyword_counts;
 use super::collect::{Gather, Gathered};
 use super::facet::Facet;
-use super::item::{Item, Stored};
+use super::item::Item;
 use super::page::{FacetValue, Page, Terms, Word};
 use super::params::{SearchParams, Sort};
 use super::query::build;
 use super::scope::Scope;
+use super::snippet::Snippets;
 use super::text::QueryError;
 use crate::index::{ArchiveIndex, Fields};
 use crate::ExplorerError;
@@ -238,8 +238,8 @@ impl Library {
         let mut seen = HashSet::new();
         let mut data = Vec::new();
         let mut skipped = 0;
-        // One snippet generator per archive, made when its first hit needs one.
-        let mut generators: Vec<Option<SnippetGenerator>> = parts.iter().map(|_| None).collect();
+        // One pair of snippet generators per archive, made when its first hit needs them.
+        let mut generators: Vec<Option<Snippets>> = parts.iter().map(|_| None).collect();
         for (key, p, addr) in hits {
             let part = &parts[p];
             // Without grouping, the hits of earlier pages are skipped before their documents
@@ -261,12 +261,10 @@ impl Library {
                 item.score = Some(key);
             }
             if !params.q.trim().is_empty() {
-                if generators[p].is_none() {
-                    generators[p] =
-                        SnippetGenerator::create(&part.searcher, &*part.query, part.fields.text)
-                            .ok();
-                }
-                item.snippet = generators[p].as_ref().and_then(|g| snippet(g, part, &doc));
+                let snippets = generators[p].get_or_insert_with(|| {
+                    Snippets::new(&part.searcher, &*part.query, &part.fields)
+                });
+                item.snippet = snippets.of(&part.fields, &doc);
             }
             if params.group_sha1 {
                 item.copies = Some(self.count_sha1(&item.sha1, scope)?);
@@ -336,13 +334,6 @@ impl Library {
             .map(|p| p.gathered.count)
             .sum())
     }
-}
-
-/// The highlighted excerpt of a hit.
-fn snippet(generator: &SnippetGenerator, part: &Part, doc: &TantivyDocument) -> Option<String> {
-    let stored = Stored::of(doc, &part.fields);
-    let s = generator.snippet(&stored.excerpt);
-    (!s.is_empty()).then(|| s.to_html())
 }
 
 /// Facet counts as lists: calendar facets by period, others most frequent first.

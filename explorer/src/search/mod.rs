@@ -14,6 +14,7 @@ mod page;
 mod params;
 mod query;
 mod scope;
+mod snippet;
 mod text;
 
 pub use collect::{Gather, Gathered};
