@@ -9,7 +9,7 @@ use modoai_tools::ToolRunner;
 
 use super::{Capture, Findings, Planned, RecordAt};
 use crate::extract::{
-    first_line, inner_kind, keywords, language, pdf_text, text_of, Compression, TextKind,
+    inner_kind, keywords, language, pdf_text, text_of, title_of, Compression, TextKind,
     MAX_TEXT_INPUT,
 };
 
@@ -68,7 +68,7 @@ impl<'a> Loader<'a> {
             capture.problem = Some(e.to_string());
         }
         if capture.title.is_empty() {
-            capture.title = first_line(&capture.text);
+            capture.title = title_of(&capture.text);
         }
         capture.lang = language(&capture.text);
         capture.keywords = keywords(&capture.text);

@@ -12,6 +12,7 @@ use super::cloud::keyword_counts;
 use super::collect::{Gather, Gathered};
 use super::facet::Facet;
 use super::item::Item;
+use super::names::name_puids;
 use super::page::{FacetValue, Page, Terms, Word};
 use super::params::{SearchParams, Sort};
 use super::query::build;
@@ -274,15 +275,20 @@ impl Library {
                 break;
             }
         }
+        let mut facets = facet_lists(all.facets);
+        if let Some(puids) = facets.get_mut(Facet::Puid.name()) {
+            let archives: Vec<_> = parts.iter().map(|p| (&p.searcher, &p.fields)).collect();
+            name_puids(&archives, puids);
+        }
         Ok(Page {
             total: all.count,
             count: data.len(),
-            page: params.page,
+            page: params.page + 1,
             totalpage: all.count.div_ceil(params.size as u64),
             partial: all.partial,
             took_ms: started.elapsed().as_millis() as u64,
             data,
-            facets: facet_lists(all.facets),
+            facets,
         })
     }
 
@@ -343,7 +349,12 @@ fn facet_lists(facets: HashMap<Facet, HashMap<String, u64>>) -> BTreeMap<String,
         .map(|(facet, values)| {
             let mut list: Vec<FacetValue> = values
                 .into_iter()
-                .map(|(value, count)| FacetValue { value, count })
+                .filter(|(value, _)| facet != Facet::Set || !is_mime_set(value))
+                .map(|(value, count)| FacetValue {
+                    value,
+                    count,
+                    name: None,
+                })
                 .collect();
             if facet.is_calendar() {
                 list.sort_by(|a, b| a.value.cmp(&b.value));
@@ -354,6 +365,13 @@ fn facet_lists(facets: HashMap<Facet, HashMap<String, u64>>) -> BTreeMap<String,
             (facet.name().to_owned(), list)
         })
         .collect()
+}
+
+/// Whether `spec` is one of modoai's MIME sets (`mime`, `mime:image:jpeg`): the OAI set facet
+/// leaves them out, since the MIME facet counts the same captures; a `set=` filter still takes
+/// them.
+fn is_mime_set(spec: &str) -> bool {
+    spec == "mime" || spec.starts_with("mime:")
 }
 
 /// An archive's name: its folder's name.

@@ -10,6 +10,7 @@ mod item;
 mod library;
 mod lookup;
 mod mementos;
+mod names;
 mod page;
 mod params;
 mod query;

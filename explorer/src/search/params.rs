@@ -34,7 +34,7 @@ pub struct SearchParams {
     pub from: Option<OffsetDateTime>,
     /// Captures until this time (inclusive).
     pub until: Option<OffsetDateTime>,
-    /// Page, from 0.
+    /// The page as an index, from 0 (`page=1`, the first page, is 0).
     pub page: usize,
     /// Results per page.
     pub size: usize,
@@ -76,7 +76,9 @@ impl SearchParams {
                 "from" | "until" if value.is_empty() => {}
                 "from" => p.from = Some(date(name, value, false)?),
                 "until" => p.until = Some(date(name, value, true)?),
-                "page" => p.page = number(name, value, 0, usize::MAX)?,
+                // Pages count from 1; 0, the first page of links made when they counted from 0,
+                // is the first page still.
+                "page" => p.page = number(name, value, 0, usize::MAX)?.saturating_sub(1),
                 "size" => p.size = number(name, value, 1, MAX_SIZE)?,
                 "sort" => sort = Some(value.as_str()),
                 "facets" => p.facets = facets(value)?,
@@ -104,7 +106,8 @@ impl SearchParams {
         if (p.page.saturating_add(1)).saturating_mul(p.size) > MAX_WINDOW {
             return Err(format!(
                 "page {} of {} results goes past the first {MAX_WINDOW} results; narrow the query",
-                p.page, p.size
+                p.page + 1,
+                p.size
             ));
         }
         if let (Some(f), Some(u)) = (p.from, p.until) {
@@ -233,7 +236,17 @@ mod tests {
             .unwrap();
         assert_eq!(p.q, "sunset");
         assert_eq!(p.filters.len(), 3);
-        assert_eq!((p.page, p.size, p.sort), (2, 20, Sort::Relevance));
+        assert_eq!(
+            (p.page, p.size, p.sort),
+            (1, 20, Sort::Relevance),
+            "page 2 is index 1"
+        );
+        assert_eq!(parse("page=1").unwrap().page, 0);
+        assert_eq!(
+            parse("page=0").unwrap().page,
+            0,
+            "old first-page links still work"
+        );
         assert_eq!(p.facets, [Facet::Month, Facet::Day]);
         assert_eq!(parse("").unwrap().sort, Sort::Newest);
         let p = parse("from=2024-02&until=2024-02").unwrap();
@@ -273,6 +286,7 @@ mod tests {
             ("from=2024-13-01", "not a date"),
             ("from=2025&until=2024", "after"),
             ("page=5000&size=100", "narrow"),
+            ("page=101&size=100", "page 101 of 100"),
             ("group=host", "group=sha1"),
             ("year=abcd", "year=\"abcd\" is not a date: use YYYY"),
             ("year=20245", "not a date"),
