@@ -292,14 +292,19 @@ impl Library {
         })
     }
 
-    /// The most frequent words among the best matches.
+    /// The most frequent words of the matches: of all of them, or of an even sample of
+    /// 1,000 when there are more, whatever the order `params` asks the results in.
     pub fn terms(
         &self,
         params: &SearchParams,
         scope: &Scope,
         size: usize,
     ) -> Result<Terms, SearchError> {
-        let parts = self.run(params, scope, TERMS_SAMPLE, Vec::new())?;
+        let params = SearchParams {
+            sort: Sort::Sample,
+            ..params.clone()
+        };
+        let parts = self.run(&params, scope, TERMS_SAMPLE, Vec::new())?;
         let mut hits: Vec<(f64, usize, tantivy::DocAddress)> = Vec::new();
         let (mut total, mut partial) = (0, false);
         for (p, part) in parts.iter().enumerate() {

@@ -21,6 +21,10 @@ pub enum Sort {
     Newest,
     /// Earliest capture first.
     Oldest,
+    /// An even sample of all matches, in an order fixed by each document's place in its index
+    /// (not a parameter: the word cloud's, so that it describes every match whatever the order
+    /// of the results).
+    Sample,
 }
 
 /// A checked search request.
