@@ -24,7 +24,9 @@ pub use gone::{after, gone_since};
 pub use item::{Item, Stored};
 pub use library::{Library, SearchError, Served};
 pub use lookup::SAME_BYTES;
-pub use mementos::{closest, mementos, parse_timestamp14, Memento, MementoError, MAX_MEMENTOS};
+pub use mementos::{
+    closest, mementos, nearest, parse_timestamp14, Memento, MementoError, MAX_MEMENTOS,
+};
 pub use page::{FacetValue, Page, Terms, Word};
 pub use params::{date, SearchParams, Sort, MAX_SIZE, MAX_WINDOW};
 pub use query::{build as build_query, field as facet_field, scope_query, term};
