@@ -16,7 +16,8 @@ use super::text::{regex_escape, QueryText};
 use crate::index::{date_value, Fields};
 
 /// Builds the query of `params` within `scope`. A query text that cannot be searched is a
-/// [`QueryError`] saying what to change; a scope that cannot be, a bad request.
+/// [`QueryError`](super::QueryError) saying what to change; a scope that cannot be, a bad
+/// request.
 pub fn build(
     index: &Index,
     fields: &Fields,
