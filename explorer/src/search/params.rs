@@ -132,6 +132,10 @@ fn calendar_value(facet: Facet, value: &str) -> Result<(), String> {
         Facet::Day => ("YYYY-MM-DD", 10),
         _ => return Ok(()),
     };
+    // An empty value is a form's empty field, as for `from=`: left as it was, not refused.
+    if value.is_empty() {
+        return Ok(());
+    }
     let name = facet.name();
     let is_date = value.len() == len
         && value.bytes().take(4).all(|b| b.is_ascii_digit())
