@@ -87,7 +87,7 @@ fn a_query_that_does_not_parse_is_a_bad_request() {
     let (_dir, lib) = library();
     let err = lib.search(&params("q=title:"), &Scope::all()).unwrap_err();
     assert!(
-        matches!(err, SearchError::BadRequest(ref m) if m.contains("q=")),
+        matches!(err, SearchError::Query(ref e) if e.to_string().contains("q=")),
         "{err}"
     );
     let empty = Library::new(&[PathBuf::from("/nonexistent")], Duration::from_secs(1));
@@ -95,4 +95,82 @@ fn a_query_that_does_not_parse_is_a_bad_request() {
         empty.search(&params(""), &Scope::all()),
         Err(SearchError::NotReady(_))
     ));
+}
+
+#[test]
+fn formats_are_named_and_the_set_facet_leaves_the_mime_sets_to_the_mime_facet() {
+    let (_dir, lib) = library();
+    let page = lib
+        .search(&params("facets=puid,set,mime"), &Scope::all())
+        .unwrap();
+    let jpeg = page.facets["puid"]
+        .iter()
+        .find(|v| v.value == "fmt/43")
+        .unwrap();
+    assert_eq!(
+        jpeg.name.as_deref(),
+        Some("JPEG File Interchange Format"),
+        "the name FIDO's findings give"
+    );
+    let sets: Vec<&str> = page.facets["set"]
+        .iter()
+        .map(|v| v.value.as_str())
+        .collect();
+    assert!(
+        sets.iter().all(|s| *s != "mime" && !s.starts_with("mime:")),
+        "{sets:?}"
+    );
+    assert!(!page.facets["mime"].is_empty());
+    // A set= filter still takes a MIME set.
+    let images = lib
+        .search(&params("set=mime:image"), &Scope::all())
+        .unwrap();
+    assert_eq!(
+        images.total,
+        page.facets["mime"]
+            .iter()
+            .filter(|v| v.value.starts_with("image/"))
+            .map(|v| v.count)
+            .sum::<u64>()
+    );
+}
+
+#[test]
+fn the_word_cloud_describes_every_match_whatever_the_order() {
+    let dir = tempfile::tempdir().unwrap();
+    synthetic(dir.path(), 0, 2500, 30);
+    index(dir.path());
+    let lib = Library::new(&[PathBuf::from(dir.path())], Duration::from_secs(5));
+    for a in lib.archives() {
+        a.reopen().unwrap();
+    }
+    let cloud = |q: &str| lib.terms(&params(q), &Scope::all(), 40).unwrap();
+    let newest = cloud("sort=newest");
+    assert_eq!((newest.total, newest.sampled), (2500, 1000));
+    for other in ["sort=oldest", "sort=relevance", ""] {
+        assert_eq!(cloud(other).terms, newest.terms, "{other}");
+    }
+}
+
+#[test]
+fn pages_count_from_one() {
+    let (_dir, lib) = library();
+    let first = lib.search(&params("size=10"), &Scope::all()).unwrap();
+    let old_first = lib
+        .search(&params("size=10&page=0"), &Scope::all())
+        .unwrap();
+    let second = lib
+        .search(&params("size=10&page=2"), &Scope::all())
+        .unwrap();
+    assert_eq!((first.page, old_first.page, second.page), (1, 1, 2));
+    assert_eq!(first.totalpage, 30);
+    let urls = |p: &modoai_explorer::search::Page| -> Vec<String> {
+        p.data.iter().map(|i| i.url.clone()).collect()
+    };
+    assert_eq!(urls(&first), urls(&old_first));
+    assert!(urls(&second).iter().all(|u| !urls(&first).contains(u)));
+    let past = lib
+        .search(&params("size=10&page=31"), &Scope::all())
+        .unwrap();
+    assert_eq!((past.page, past.count, past.total), (31, 0, 300));
 }

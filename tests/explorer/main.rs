@@ -29,8 +29,15 @@ use nix::fcntl::{Flock, FlockArg};
 /// Chinese and Japanese pages added to the example site.
 pub(crate) const BEIJING: &str = "<html><head><title>北京</title></head><body><p>北京是中华人民共和国的首都，也是政治和文化中心。</p></body></html>";
 pub(crate) const TOKYO: &str = "<html><head><title>東京</title></head><body><p>東京は日本の首都です。多くの人が住んでいます。</p></body></html>";
+/// A Japanese page in kana only (no kanji: jieba's dictionary has none of its words).
+pub(crate) const KANA: &str = "<html><head><title>かなのページ</title></head><body><p>ひらがなとカタカナでかきます。コーヒーをのみます。</p></body></html>";
+/// A gzip-compressed changelog added to the example site (`docs/changelog.gz`), with a word no
+/// other file has.
+pub(crate) const CHANGELOG: &str =
+    "modoai-example (1.0) unstable; urgency=low\n\n  * First release: zephyrine winds.\n";
 
-/// The example site (plus a Chinese and a Japanese page and a photo with EXIF) harvested once in oai_crate with the
+/// The example site (plus a Chinese page, two Japanese pages, a gzip-compressed changelog and a
+/// photo with EXIF) harvested once in oai_crate with the
 /// default plugins, and indexed by `harvest --index`.
 pub(crate) struct Harvested {
     /// The archive.
@@ -77,8 +84,8 @@ pub(crate) fn once_per_run(name: &str, make: impl FnOnce() -> String) -> String 
     value
 }
 
-/// Harvests the example site (plus the Chinese and Japanese pages and the photo) into
-/// `shared/archive`.
+/// Harvests the example site (plus the Chinese and Japanese pages, the compressed changelog and
+/// the photo) into `shared/archive`.
 fn harvest() -> Harvested {
     let work = work_dir("shared");
     let site = work.join("site");
@@ -88,6 +95,10 @@ fn harvest() -> Harvested {
     std::fs::write(site.join("zh/beijing.html"), BEIJING).unwrap();
     std::fs::write(site.join("ja/tokyo.html"), TOKYO).unwrap();
     photo::make(&site.join(photo::PATH));
+    std::fs::write(site.join("ja/kana.html"), KANA).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, CHANGELOG.as_bytes()).unwrap();
+    std::fs::write(site.join("docs/changelog.gz"), gz.finish().unwrap()).unwrap();
     // The plugins' cache goes beside their file: here, not in the repository.
     std::fs::copy(repo_root().join("plugins.toml"), work.join("plugins.toml")).unwrap();
     let plugins = work.join("plugins.toml");

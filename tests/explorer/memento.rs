@@ -204,3 +204,69 @@ fn a_memento_is_the_file_byte_for_byte_with_its_headers_and_a_pwid_leads_to_it()
         404
     );
 }
+
+#[test]
+fn a_pwid_resolves_exactly_or_is_404_with_the_nearest_captures() {
+    let e = super::shared_explorer("memento-pwid", false);
+    let url = format!("{}docs/report.pdf", harvested().base);
+    let tm = e.get_ready(&format!("/timemap/link/{url}"), None);
+    let (uri_m, _, datetime) = mementos(&tm.body).remove(0);
+    let ts = uri_m[uri_m.find("/memento/").unwrap() + 9..][..14].to_owned();
+    let at = time::OffsetDateTime::from(httpdate::parse_http_date(&datetime).unwrap());
+    let reader = modoai_archive::archive::Reader::open(&harvested().archive).unwrap();
+    let id = reader.archive_id().unwrap().to_owned();
+    let pwid = |t: time::OffsetDateTime, item: &str| {
+        let t = t
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap();
+        format!("/pwid/urn:pwid:{id}:{t}:part:{item}")
+    };
+    // The time of the capture: its memento.
+    let r = e.get(&pwid(at, &url), None);
+    assert_eq!(r.status, 302, "{}", r.body);
+    assert!(r.header("location").unwrap().contains(&ts));
+    // A second later: no capture then. 404, never another capture, with the nearest listed.
+    let later = pwid(at + time::Duration::SECOND, &url);
+    let r = e.get(&later, None);
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert!(r.header("location").is_none());
+    let error = &r.json()["error"];
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("was not captured at"),
+        "{error}"
+    );
+    let nearest = error["nearest"].as_array().unwrap();
+    assert_eq!(nearest.len(), 1, "the one capture of the file: {error}");
+    assert!(
+        nearest[0]["memento"].as_str().unwrap().contains(&ts),
+        "{error}"
+    );
+    assert!(nearest[0]["pwid"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("urn:pwid:{id}:")));
+    // A browser gets a page with the same links.
+    let r = super::get(
+        e.port,
+        &later,
+        &[("Accept", "text/html,application/xhtml+xml")],
+    );
+    assert_eq!(r.status, 404);
+    assert_eq!(r.header("content-type"), Some("text/html; charset=utf-8"));
+    assert!(
+        r.body.contains("Not captured at that time") && r.body.contains(&ts),
+        "{}",
+        r.body
+    );
+    // A URL never captured: 404 at once, not a redirect to a memento that is not there.
+    let r = e.get(&pwid(at, "http://nowhere.example/x"), None);
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert!(r.header("location").is_none());
+    assert!(r.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("no capture of"));
+}

@@ -147,6 +147,86 @@ fn chinese_and_japanese_words_find_their_pages() {
 }
 
 #[test]
+fn accented_words_are_found_with_or_without_their_accents() {
+    let e = super::shared_explorer("search-accents", true);
+    for q in ["café", "Zürich", "zurich", "CAFE", "東京"] {
+        let page = e
+            .get_ready(&format!("/api/v1/search?q={}", enc(q)), None)
+            .json();
+        let urls = each(&page, "data", "url");
+        assert!(
+            urls.iter().any(|u| u.ends_with("docs/readme.txt")),
+            "q={q}: {urls:?}"
+        );
+    }
+    let terms = e
+        .get_ready(&format!("/api/v1/terms?q={}", enc("café")), None)
+        .json();
+    let words = each(&terms, "terms", "term");
+    assert!(words.iter().any(|w| w == "café"), "{words:?}");
+    assert!(!words.iter().any(|w| w == "caf"), "{words:?}");
+}
+
+#[test]
+fn kana_words_find_their_page() {
+    let e = super::shared_explorer("search-kana", true);
+    for q in ["カタカナ", "ひらがな", "コーヒー"] {
+        let page = e
+            .get_ready(&format!("/api/v1/search?q={}", enc(q)), None)
+            .json();
+        let urls = each(&page, "data", "url");
+        assert_eq!(urls.len(), 1, "q={q}: {page}");
+        assert!(urls[0].ends_with("ja/kana.html"), "q={q}: {urls:?}");
+    }
+}
+
+#[test]
+fn the_text_of_a_compressed_file_is_searchable() {
+    let e = super::shared_explorer("search-gzip", true);
+    let page = e.get_ready("/api/v1/search?q=zephyrine", None).json();
+    let urls = each(&page, "data", "url");
+    assert_eq!(urls.len(), 1, "{page}");
+    assert!(urls[0].ends_with("docs/changelog.gz"), "{urls:?}");
+    assert!(
+        page["data"][0]["snippet"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("<b>zephyrine</b>"),
+        "{page}"
+    );
+}
+
+#[test]
+fn boolean_queries_mean_what_they_say() {
+    let e = super::shared_explorer("search-boolean", true);
+    let total = |q: &str| {
+        let page = e
+            .get_ready(&format!("/api/v1/search?q={}", enc(q)), None)
+            .json();
+        page["total"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("q={q}: {page}"))
+    };
+    let example = total("example");
+    let both = total("example AND report");
+    assert!(example > both && both > 0, "{example} {both}");
+    for q in [
+        "example AND NOT report",
+        "example -report",
+        "example NOT report",
+    ] {
+        assert_eq!(total(q), example - both, "q={q}");
+    }
+    assert_eq!(total("example OR report"), example + total("report") - both);
+    assert_eq!(total("+example +report"), both);
+    assert!(total("exam*") >= example, "a prefix");
+    assert_eq!(
+        total("\"example site\""),
+        total("\"example site\" AND example")
+    );
+}
+
+#[test]
 fn the_word_cloud_lists_the_frequent_words_of_the_results() {
     let e = super::shared_explorer("search-terms", true);
     let terms = e.get_ready("/api/v1/terms?size=200", None).json();
@@ -176,11 +256,31 @@ fn bad_queries_get_400_with_what_is_wrong_never_500() {
         ("/api/v1/search?q=%FF", "form encoding"),
         ("/api/v1/captures", "url="),
         ("/api/v1/terms?size=9999", "size"),
+        (
+            "/api/v1/search?q=%22gnu+general",
+            "quotation mark is not closed",
+        ),
+        ("/api/v1/search?q=license+AND", "AND needs a word after it"),
+        (
+            "/api/v1/search?q=colour%3Ared",
+            "there is no field \"colour\"",
+        ),
+        ("/api/v1/search?year=abcd", "year=\"abcd\" is not a date"),
+        (
+            "/api/v1/search?month=2026-13",
+            "month=\"2026-13\" is not a date",
+        ),
+        (
+            "/api/v1/search?day=2026-02-30",
+            "day=\"2026-02-30\" is not a date",
+        ),
+        ("/api/v1/terms?day=2026-02-30", "not a date"),
     ] {
         let r = e.get_ready(target, None);
         assert_eq!(r.status, 400, "{target}: {}", r.body);
         let msg = r.json()["error"]["message"].as_str().unwrap().to_owned();
         assert!(msg.contains(says), "{target}: {msg}");
+        assert!(!msg.contains("Syntax Error"), "no parser text: {msg}");
     }
     let r = e.get("/api/v1/nothing-here", None);
     assert_eq!(r.status, 404);

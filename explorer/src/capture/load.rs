@@ -8,7 +8,10 @@ use modoai_archive::warc::read_record;
 use modoai_tools::ToolRunner;
 
 use super::{Capture, Findings, Planned, RecordAt};
-use crate::extract::{first_line, keywords, language, pdf_text, text_of, TextKind, MAX_TEXT_INPUT};
+use crate::extract::{
+    inner_kind, keywords, language, pdf_text, text_of, title_of, Compression, TextKind,
+    MAX_TEXT_INPUT,
+};
 
 /// PDF bytes given to `pdftotext` at most (as the plugins' `max-input-bytes`): larger PDFs are
 /// indexed without text.
@@ -65,7 +68,7 @@ impl<'a> Loader<'a> {
             capture.problem = Some(e.to_string());
         }
         if capture.title.is_empty() {
-            capture.title = first_line(&capture.text);
+            capture.title = title_of(&capture.text);
         }
         capture.lang = language(&capture.text);
         capture.keywords = keywords(&capture.text);
@@ -98,6 +101,14 @@ impl<'a> Loader<'a> {
             .header("Content-Length")
             .and_then(|l| l.parse().ok())
             .unwrap_or_default();
+        if let Some(format) = Compression::of(&capture.planned.mime, &capture.planned.path) {
+            let bytes = format
+                .decompress(&mut record.block)
+                .map_err(io::Error::other)?;
+            let kind = inner_kind(&capture.planned.path, &bytes);
+            (capture.title, capture.text) = text_of(kind, &bytes);
+            return Ok(());
+        }
         match TextKind::of(&capture.planned.mime) {
             TextKind::None => Ok(()),
             TextKind::Pdf if capture.size > MAX_PDF_INPUT => Ok(()),

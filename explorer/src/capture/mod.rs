@@ -11,7 +11,7 @@ mod record_at;
 pub use findings::{Findings, JhoveStatus, UnknownStatus};
 pub use load::{crate_facts, Loader, MAX_PDF_INPUT};
 pub use plan::{capture_id, Planned, Planner};
-pub use pronom::siegfried_findings;
+pub use pronom::{fido_findings, siegfried_findings};
 pub use record_at::{RecordAt, RecordAtError};
 
 use std::fmt;

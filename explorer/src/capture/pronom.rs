@@ -60,6 +60,43 @@ pub(super) fn fido(text: &str) -> Option<(String, String)> {
     Some((best[2].clone(), best[3].clone()))
 }
 
+/// What a person reads of FIDO's CSV, as fields: per line its PRONOM match (PUID and format
+/// name), signature, MIME type and how it matched, or that nothing matched; never the file's
+/// path (a temporary file's, meaningless after the run) nor the raw line. `None` when the text
+/// is not FIDO's CSV.
+///
+/// ```
+/// let csv = r#"OK,3,fmt/43,"JPEG File Interchange Format","JFIF 1.01",99,"/tmp/.tmpX/f000001.jpg","image/jpeg","signature""#;
+/// let lines = modoai_explorer::capture::fido_findings(csv).unwrap();
+/// assert_eq!(lines[0], "pronom: fmt/43 JPEG File Interchange Format");
+/// assert!(!lines.iter().any(|l| l.contains("/tmp")));
+/// ```
+pub fn fido_findings(text: &str) -> Option<Vec<String>> {
+    let rows: Vec<Vec<String>> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(csv)
+        .collect();
+    let is_fido = |f: &Vec<String>| f.len() >= 9 && (f[0] == "OK" || f[0] == "KO");
+    if rows.is_empty() || !rows.iter().all(is_fido) {
+        return None;
+    }
+    let mut lines = Vec::new();
+    for f in rows {
+        if f[0] == "KO" || f[2].is_empty() {
+            lines.push("pronom: no match".to_owned());
+            continue;
+        }
+        lines.push(format!("pronom: {} {}", f[2], f[3]).trim_end().to_owned());
+        for (name, value) in [("signature", &f[4]), ("mime", &f[7]), ("basis", &f[8])] {
+            if !value.is_empty() {
+                lines.push(format!("{name}: {value}"));
+            }
+        }
+    }
+    Some(lines)
+}
+
 /// One CSV line, with `"…"` fields and `""` for a quote inside them.
 fn csv(line: &str) -> Vec<String> {
     let mut out = vec![String::new()];
@@ -106,5 +143,21 @@ mod tests {
             "a signature match before an extension-only one"
         );
         assert_eq!(csv(r#"a,"b,c","d""e""#), ["a", "b,c", "d\"e"]);
+    }
+
+    #[test]
+    fn fido_findings_are_fields_without_the_path() {
+        let out = "OK,12,x-fmt/111,\"Plain Text File\",\"\",5,\"/tmp/.tmpAb12/f.txt\",\"text/plain\",\"extension\"\nKO,4,,,,5,\"/tmp/.tmpAb12/f.bin\",,\"fail\"";
+        assert_eq!(
+            fido_findings(out).unwrap(),
+            [
+                "pronom: x-fmt/111 Plain Text File",
+                "mime: text/plain",
+                "basis: extension",
+                "pronom: no match"
+            ]
+        );
+        assert_eq!(fido_findings("{\"files\":[]}"), None);
+        assert_eq!(fido_findings(""), None);
     }
 }

@@ -1,15 +1,19 @@
 //! Text from archived files: title and text of HTML, plain text, XML and PDF (through
-//! `pdftotext`), the language of the text, and its most frequent words.
+//! `pdftotext`), also when compressed (gzip, bzip2, xz), the language of the text, and its most frequent words.
 
+mod compressed;
 mod html;
 mod keywords;
 mod lang;
 mod pdf;
+mod title;
 mod xml;
 
+pub use compressed::{inner_kind, CompressedError, Compression, MAX_RATIO};
 pub use keywords::{keywords, KEYWORDS};
 pub use lang::language;
 pub use pdf::{pdf_text, PdfError};
+pub use title::title_of;
 
 /// Payload bytes read for text extraction at most (HTML, text, XML); the rest is not indexed.
 pub const MAX_TEXT_INPUT: u64 = 8 << 20;
@@ -66,13 +70,6 @@ pub(crate) fn cut(mut text: String) -> String {
     text
 }
 
-/// The first non-empty line of a text, at most 200 characters: the title of a PDF or of plain
-/// text.
-pub fn first_line(text: &str) -> String {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty());
-    line.unwrap_or_default().chars().take(200).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,6 +85,5 @@ mod tests {
             text_of(TextKind::None, b"x"),
             (String::new(), String::new())
         );
-        assert_eq!(first_line("\n  \n Title here \nrest"), "Title here");
     }
 }

@@ -53,6 +53,9 @@ pub fn document(f: &Fields, c: &Capture) -> TantivyDocument {
     }
     d.add_text(f.title, &c.title);
     d.add_text(f.text, &c.text);
+    for words in [&c.title, &c.text, &p.path] {
+        d.add_text(f.words, words);
+    }
     let excerpt_end = c
         .text
         .char_indices()

@@ -6,17 +6,21 @@
 mod analyzer;
 mod build;
 mod document;
+mod fold;
 mod gone;
 mod reads;
 mod schema;
+mod segment;
 mod store;
 
 pub use analyzer::{
-    keyword_analyzer, text_analyzer, Mixed, MixedStream, WordsOnly, WordsOnlyStream,
-    WordsOnlyTokenizer, TEXT_ANALYZER,
+    keyword_analyzer, text_analyzer, words_analyzer, WordsOnly, WordsOnlyStream,
+    WordsOnlyTokenizer, TEXT_ANALYZER, WORDS_ANALYZER,
 };
 pub use build::{build, BuildOptions, BuildReport, Progress};
 pub use document::{date_value, document};
+pub use fold::{fold, Fold, FoldStream, FoldTokenizer};
 pub use gone::{read_gone, Gone, GoneWriter, DELETIONS_FILE};
 pub use schema::{Fields, EXCERPT_CHARS, SCHEMA_VERSION};
+pub use segment::{Scripts, ScriptsStream};
 pub use store::{ArchiveIndex, Checkpoint, INDEX_DIR};

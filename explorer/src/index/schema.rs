@@ -5,10 +5,10 @@ use tantivy::schema::{
     TextOptions, FAST, INDEXED, STORED, STRING,
 };
 
-use super::analyzer::TEXT_ANALYZER;
+use super::analyzer::{TEXT_ANALYZER, WORDS_ANALYZER};
 
 /// Bumped when the fields change: an index of another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Characters of the text stored for snippets (the whole text is indexed).
 pub const EXCERPT_CHARS: usize = 4096;
@@ -69,6 +69,9 @@ pub struct Fields {
     pub title: Field,
     /// Text, full text (not stored).
     pub text: Field,
+    /// Title, text and path again, as accent-folded words of any language (not stemmed, not
+    /// stored): queries search it beside the stemmed fields.
+    pub words: Field,
     /// The first characters of the text, stored for snippets.
     pub excerpt: Field,
     /// Language (ISO 639-3), a facet.
@@ -96,10 +99,10 @@ impl Fields {
     pub fn schema() -> (Schema, Fields) {
         let mut b = Schema::builder();
         let facet = STRING | FAST | STORED;
-        let full_text = |stored: bool| {
+        let analyzed = |analyzer: &str, stored: bool| {
             let o = TextOptions::default().set_indexing_options(
                 TextFieldIndexing::default()
-                    .set_tokenizer(TEXT_ANALYZER)
+                    .set_tokenizer(analyzer)
                     .set_index_option(IndexRecordOption::WithFreqsAndPositions),
             );
             if stored {
@@ -108,6 +111,7 @@ impl Fields {
                 o
             }
         };
+        let full_text = |stored: bool| analyzed(TEXT_ANALYZER, stored);
         let date = DateOptions::default()
             .set_indexed()
             .set_fast()
@@ -140,6 +144,7 @@ impl Fields {
             crate_at: b.add_text_field("crate_at", STORED),
             title: b.add_text_field("title", full_text(true)),
             text: b.add_text_field("text", full_text(false)),
+            words: b.add_text_field("words", analyzed(WORDS_ANALYZER, false)),
             excerpt: b.add_text_field("excerpt", STORED),
             lang: b.add_text_field("lang", facet.clone()),
             puid: b.add_text_field("puid", facet.clone()),

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use tantivy::directory::MmapDirectory;
 use tantivy::Index;
 
-use super::analyzer::{text_analyzer, TEXT_ANALYZER};
+use super::analyzer::{text_analyzer, words_analyzer, TEXT_ANALYZER, WORDS_ANALYZER};
 use super::reads::SearchDirectory;
 use super::schema::{Fields, SCHEMA_VERSION};
 use crate::ExplorerError;
@@ -131,9 +131,9 @@ impl ArchiveIndex {
     }
 
     fn register(&self) {
-        self.index
-            .tokenizers()
-            .register(TEXT_ANALYZER, text_analyzer());
+        let tokenizers = self.index.tokenizers();
+        tokenizers.register(TEXT_ANALYZER, text_analyzer());
+        tokenizers.register(WORDS_ANALYZER, words_analyzer());
     }
 
     /// Checks every file of the index against its checksum; the damaged ones.

@@ -5,7 +5,7 @@
 //! /timemap/json/{URI-R}   the same as JSON
 //! /timegate/{URI-R}       TimeGate: Accept-Datetime → 302 to the closest memento (§4.2.1)
 //! /memento/{YYYYMMDDhhmmss}/{URI-R}   the memento: the payload byte-exact from the WARC
-//! /pwid/urn:pwid:…        302 to the memento a PWID names
+//! /pwid/urn:pwid:…        302 to the memento a PWID names exactly, else 404 with the nearest
 //! ```
 //!
 //! Every request goes through the public door ([`Public`](crate::web::Public)), as the pages do:
@@ -16,6 +16,7 @@
 
 pub(crate) mod datetime;
 mod payload;
+mod pwid;
 mod routes;
 pub(crate) mod target;
 mod timemap;
@@ -35,5 +36,5 @@ pub(crate) fn routes() -> Router<Arc<AppState>> {
         .route("/timemap/json/{*uri}", get(routes::timemap_json))
         .route("/timegate/{*uri}", get(routes::timegate))
         .route("/memento/{*rest}", get(routes::memento))
-        .route("/pwid/{*pwid}", get(routes::pwid))
+        .route("/pwid/{*pwid}", get(pwid::pwid))
 }

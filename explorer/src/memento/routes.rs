@@ -5,14 +5,13 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use modoai_archive::archive::Reader;
 
 use super::datetime::http_date;
 use super::payload::payload;
-use super::target::{AcceptDatetime, MementoAt, Named, Target};
+use super::target::{AcceptDatetime, MementoAt, Target};
 use super::timemap::{json, link_format, link_header, position, Urls};
-use crate::search::{closest, mementos, Facet, Memento};
-use crate::web::{links, AppError, AppState, Base, Caller, Public};
+use crate::search::{closest, mementos, Memento};
+use crate::web::{AppError, AppState, Base, Caller, Public};
 
 /// The mementos of `uri` the caller may see, oldest first; none is a 404.
 async fn find(caller: &Caller<Public>, uri: &str) -> Result<Vec<Memento>, AppError> {
@@ -124,37 +123,4 @@ pub(super) async fn memento(
         h.insert(header::LINK, v);
     }
     Ok((caller.rate_limit(), response).into_response())
-}
-
-/// `/pwid/urn:pwid:…`: 302 to the memento the PWID names, in an archive with its archive id.
-pub(super) async fn pwid(
-    Named(pwid): Named,
-    caller: Caller<Public>,
-    Base(base): Base,
-) -> Result<impl IntoResponse, AppError> {
-    let id = pwid.archive_id.clone();
-    let held = caller
-        .run(move |s, who| {
-            let scope = who.scope();
-            Ok(s.library.archives().iter().any(|a| {
-                scope.admits(Facet::Archive, &a.name)
-                    && Reader::open(&a.dir)
-                        .ok()
-                        .and_then(|r| r.archive_id().map(|i| i == id))
-                        .unwrap_or(false)
-            }))
-        })
-        .await?;
-    if !held {
-        return Err(AppError::NotFound(format!(
-            "no archive here has the archive id {:?}",
-            pwid.archive_id
-        )));
-    }
-    let location = format!("{base}{}", links::memento(&pwid.timestamp14(), &pwid.item));
-    Ok((
-        StatusCode::FOUND,
-        caller.rate_limit(),
-        [(header::LOCATION, location)],
-    ))
 }

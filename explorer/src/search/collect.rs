@@ -89,6 +89,15 @@ impl Ord for Hit {
     }
 }
 
+/// A document's place in the sample: a hash of its address (SplitMix64's finaliser), so the
+/// `top` largest keys are an even draw from every match, the same at every search.
+fn sample_key(segment: SegmentOrdinal, doc: DocId) -> f64 {
+    let mut z = (u64::from(segment) << 32 | u64::from(doc)).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)) as f64
+}
+
 /// One segment's collection.
 pub struct GatherSegment {
     segment: SegmentOrdinal,
@@ -114,8 +123,8 @@ impl Collector for Gather {
     ) -> tantivy::Result<GatherSegment> {
         let fast = reader.fast_fields();
         let time = match self.sort {
-            Sort::Relevance => None,
-            _ => Some(fast.date("time")?),
+            Sort::Relevance | Sort::Sample => None,
+            Sort::Newest | Sort::Oldest => Some(fast.date("time")?),
         };
         let mut columns = Vec::new();
         for f in &self.facets {
@@ -188,6 +197,7 @@ impl SegmentCollector for GatherSegment {
         self.count += 1;
         if self.top > 0 {
             let key = match (self.sort, &self.time) {
+                (Sort::Sample, _) => sample_key(self.segment, doc),
                 (Sort::Relevance, _) | (_, None) => f64::from(score),
                 (Sort::Newest, Some(t)) => t
                     .first(doc)

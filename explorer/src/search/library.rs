@@ -6,17 +6,19 @@ use std::sync::{PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use tantivy::query::Query;
-use tantivy::snippet::SnippetGenerator;
 use tantivy::{IndexReader, ReloadPolicy, Searcher, TantivyDocument};
 
 use super::cloud::keyword_counts;
 use super::collect::{Gather, Gathered};
 use super::facet::Facet;
-use super::item::{Item, Stored};
+use super::item::Item;
+use super::names::name_puids;
 use super::page::{FacetValue, Page, Terms, Word};
 use super::params::{SearchParams, Sort};
 use super::query::build;
 use super::scope::Scope;
+use super::snippet::Snippets;
+use super::text::QueryError;
 use crate::index::{ArchiveIndex, Fields};
 use crate::ExplorerError;
 
@@ -32,6 +34,9 @@ pub enum SearchError {
     /// The request is wrong: the message says how.
     #[error("{0}")]
     BadRequest(String),
+    /// The query text cannot be searched: the message says what to change.
+    #[error(transparent)]
+    Query(#[from] QueryError),
     /// Archives in the caller's scope have no index yet (being built).
     #[error("not indexed yet: {}", .0.join(", "))]
     NotReady(Vec<String>),
@@ -195,8 +200,7 @@ impl Library {
             }
             let Some(o) = a.opened() else { continue };
             let fields = o.index.fields();
-            let query =
-                build(o.index.index(), &fields, params, scope).map_err(SearchError::BadRequest)?;
+            let query = build(o.index.index(), &fields, params, scope)?;
             let searcher = o.reader.searcher();
             let gathered = searcher.search(&*query, &gather)?;
             parts.push(Part {
@@ -235,8 +239,8 @@ impl Library {
         let mut seen = HashSet::new();
         let mut data = Vec::new();
         let mut skipped = 0;
-        // One snippet generator per archive, made when its first hit needs one.
-        let mut generators: Vec<Option<SnippetGenerator>> = parts.iter().map(|_| None).collect();
+        // One pair of snippet generators per archive, made when its first hit needs them.
+        let mut generators: Vec<Option<Snippets>> = parts.iter().map(|_| None).collect();
         for (key, p, addr) in hits {
             let part = &parts[p];
             // Without grouping, the hits of earlier pages are skipped before their documents
@@ -258,12 +262,10 @@ impl Library {
                 item.score = Some(key);
             }
             if !params.q.trim().is_empty() {
-                if generators[p].is_none() {
-                    generators[p] =
-                        SnippetGenerator::create(&part.searcher, &*part.query, part.fields.text)
-                            .ok();
-                }
-                item.snippet = generators[p].as_ref().and_then(|g| snippet(g, part, &doc));
+                let snippets = generators[p].get_or_insert_with(|| {
+                    Snippets::new(&part.searcher, &*part.query, &part.fields)
+                });
+                item.snippet = snippets.of(&part.fields, &doc);
             }
             if params.group_sha1 {
                 item.copies = Some(self.count_sha1(&item.sha1, scope)?);
@@ -273,26 +275,36 @@ impl Library {
                 break;
             }
         }
+        let mut facets = facet_lists(all.facets);
+        if let Some(puids) = facets.get_mut(Facet::Puid.name()) {
+            let archives: Vec<_> = parts.iter().map(|p| (&p.searcher, &p.fields)).collect();
+            name_puids(&archives, puids);
+        }
         Ok(Page {
             total: all.count,
             count: data.len(),
-            page: params.page,
+            page: params.page + 1,
             totalpage: all.count.div_ceil(params.size as u64),
             partial: all.partial,
             took_ms: started.elapsed().as_millis() as u64,
             data,
-            facets: facet_lists(all.facets),
+            facets,
         })
     }
 
-    /// The most frequent words among the best matches.
+    /// The most frequent words of the matches: of all of them, or of an even sample of
+    /// 1,000 when there are more, whatever the order `params` asks the results in.
     pub fn terms(
         &self,
         params: &SearchParams,
         scope: &Scope,
         size: usize,
     ) -> Result<Terms, SearchError> {
-        let parts = self.run(params, scope, TERMS_SAMPLE, Vec::new())?;
+        let params = SearchParams {
+            sort: Sort::Sample,
+            ..params.clone()
+        };
+        let parts = self.run(&params, scope, TERMS_SAMPLE, Vec::new())?;
         let mut hits: Vec<(f64, usize, tantivy::DocAddress)> = Vec::new();
         let (mut total, mut partial) = (0, false);
         for (p, part) in parts.iter().enumerate() {
@@ -335,13 +347,6 @@ impl Library {
     }
 }
 
-/// The highlighted excerpt of a hit.
-fn snippet(generator: &SnippetGenerator, part: &Part, doc: &TantivyDocument) -> Option<String> {
-    let stored = Stored::of(doc, &part.fields);
-    let s = generator.snippet(&stored.excerpt);
-    (!s.is_empty()).then(|| s.to_html())
-}
-
 /// Facet counts as lists: calendar facets by period, others most frequent first.
 fn facet_lists(facets: HashMap<Facet, HashMap<String, u64>>) -> BTreeMap<String, Vec<FacetValue>> {
     facets
@@ -349,7 +354,12 @@ fn facet_lists(facets: HashMap<Facet, HashMap<String, u64>>) -> BTreeMap<String,
         .map(|(facet, values)| {
             let mut list: Vec<FacetValue> = values
                 .into_iter()
-                .map(|(value, count)| FacetValue { value, count })
+                .filter(|(value, _)| facet != Facet::Set || !is_mime_set(value))
+                .map(|(value, count)| FacetValue {
+                    value,
+                    count,
+                    name: None,
+                })
                 .collect();
             if facet.is_calendar() {
                 list.sort_by(|a, b| a.value.cmp(&b.value));
@@ -360,6 +370,13 @@ fn facet_lists(facets: HashMap<Facet, HashMap<String, u64>>) -> BTreeMap<String,
             (facet.name().to_owned(), list)
         })
         .collect()
+}
+
+/// Whether `spec` is one of modoai's MIME sets (`mime`, `mime:image:jpeg`): the OAI set facet
+/// leaves them out, since the MIME facet counts the same captures; a `set=` filter still takes
+/// them.
+fn is_mime_set(spec: &str) -> bool {
+    spec == "mime" || spec.starts_with("mime:")
 }
 
 /// An archive's name: its folder's name.

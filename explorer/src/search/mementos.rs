@@ -134,6 +134,16 @@ pub fn closest(mementos: &[Memento], at: OffsetDateTime) -> Option<&Memento> {
         .min_by_key(|m| ((m.time - at).abs(), m.time))
 }
 
+/// The `n` mementos nearest to `at` (by distance, the earlier of two as near), in time order:
+/// what to offer when none is at `at` exactly.
+pub fn nearest(mementos: &[Memento], at: OffsetDateTime, n: usize) -> Vec<&Memento> {
+    let mut by_distance: Vec<&Memento> = mementos.iter().collect();
+    by_distance.sort_by_key(|m| ((m.time - at).abs(), m.time));
+    by_distance.truncate(n);
+    by_distance.sort_by_key(|m| m.time);
+    by_distance
+}
+
 /// A 14-digit timestamp; shorter prefixes (`2024`, `202405`) are the start of their period, as
 /// archives read them.
 pub fn parse_timestamp14(digits: &str) -> Option<OffsetDateTime> {

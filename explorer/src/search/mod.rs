@@ -10,10 +10,13 @@ mod item;
 mod library;
 mod lookup;
 mod mementos;
+mod names;
 mod page;
 mod params;
 mod query;
 mod scope;
+mod snippet;
+mod text;
 
 pub use collect::{Gather, Gathered};
 pub use facet::{Facet, ALL as ALL_FACETS, DEFAULT as DEFAULT_FACETS};
@@ -21,8 +24,11 @@ pub use gone::{after, gone_since};
 pub use item::{Item, Stored};
 pub use library::{Library, SearchError, Served};
 pub use lookup::SAME_BYTES;
-pub use mementos::{closest, mementos, parse_timestamp14, Memento, MementoError, MAX_MEMENTOS};
+pub use mementos::{
+    closest, mementos, nearest, parse_timestamp14, Memento, MementoError, MAX_MEMENTOS,
+};
 pub use page::{FacetValue, Page, Terms, Word};
 pub use params::{date, SearchParams, Sort, MAX_SIZE, MAX_WINDOW};
 pub use query::{build as build_query, field as facet_field, scope_query, term};
 pub use scope::{Filter, Scope};
+pub use text::{QueryError, QueryText};

@@ -15,7 +15,7 @@ pub struct Page<T = Item> {
     pub total: u64,
     /// Items in `data`.
     pub count: usize,
-    /// This page, from 0.
+    /// This page, from 1.
     pub page: usize,
     /// Pages in all.
     pub totalpage: u64,
@@ -52,6 +52,9 @@ pub struct FacetValue {
     pub value: String,
     /// Matching captures with it.
     pub count: u64,
+    /// What the value names, for people: the format name of a PUID.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// The most frequent words of the matching captures (the word cloud).

@@ -21,6 +21,10 @@ pub enum Sort {
     Newest,
     /// Earliest capture first.
     Oldest,
+    /// An even sample of all matches, in an order fixed by each document's place in its index
+    /// (not a parameter: the word cloud's, so that it describes every match whatever the order
+    /// of the results).
+    Sample,
 }
 
 /// A checked search request.
@@ -34,7 +38,7 @@ pub struct SearchParams {
     pub from: Option<OffsetDateTime>,
     /// Captures until this time (inclusive).
     pub until: Option<OffsetDateTime>,
-    /// Page, from 0.
+    /// The page as an index, from 0 (`page=1`, the first page, is 0).
     pub page: usize,
     /// Results per page.
     pub size: usize,
@@ -76,7 +80,9 @@ impl SearchParams {
                 "from" | "until" if value.is_empty() => {}
                 "from" => p.from = Some(date(name, value, false)?),
                 "until" => p.until = Some(date(name, value, true)?),
-                "page" => p.page = number(name, value, 0, usize::MAX)?,
+                // Pages count from 1; 0, the first page of links made when they counted from 0,
+                // is the first page still.
+                "page" => p.page = number(name, value, 0, usize::MAX)?.saturating_sub(1),
                 "size" => p.size = number(name, value, 1, MAX_SIZE)?,
                 "sort" => sort = Some(value.as_str()),
                 "facets" => p.facets = facets(value)?,
@@ -89,6 +95,7 @@ impl SearchParams {
                     let facet: Facet = other.parse().map_err(|_| {
                         format!("unknown parameter {other:?}: use q, from, until, page, size, sort, facets, group, timeout_ms or a facet name")
                     })?;
+                    calendar_value(facet, value)?;
                     p.filters.push((facet, value.clone()));
                 }
             }
@@ -103,7 +110,8 @@ impl SearchParams {
         if (p.page.saturating_add(1)).saturating_mul(p.size) > MAX_WINDOW {
             return Err(format!(
                 "page {} of {} results goes past the first {MAX_WINDOW} results; narrow the query",
-                p.page, p.size
+                p.page + 1,
+                p.size
             ));
         }
         if let (Some(f), Some(u)) = (p.from, p.until) {
@@ -112,6 +120,30 @@ impl SearchParams {
             }
         }
         Ok(p)
+    }
+}
+
+/// Checks the value of a calendar facet as a bad `from=` is checked: `year=` is `YYYY`,
+/// `month=` `YYYY-MM`, `day=` `YYYY-MM-DD`, each a real period (no month 13, no 30 February).
+fn calendar_value(facet: Facet, value: &str) -> Result<(), String> {
+    let (form, len) = match facet {
+        Facet::Year => ("YYYY", 4),
+        Facet::Month => ("YYYY-MM", 7),
+        Facet::Day => ("YYYY-MM-DD", 10),
+        _ => return Ok(()),
+    };
+    // An empty value is a form's empty field, as for `from=`: left as it was, not refused.
+    if value.is_empty() {
+        return Ok(());
+    }
+    let name = facet.name();
+    let is_date = value.len() == len
+        && value.bytes().take(4).all(|b| b.is_ascii_digit())
+        && date(name, value, false).is_ok();
+    if is_date {
+        Ok(())
+    } else {
+        Err(format!("{name}={value:?} is not a date: use {form}"))
     }
 }
 
@@ -212,7 +244,17 @@ mod tests {
             .unwrap();
         assert_eq!(p.q, "sunset");
         assert_eq!(p.filters.len(), 3);
-        assert_eq!((p.page, p.size, p.sort), (2, 20, Sort::Relevance));
+        assert_eq!(
+            (p.page, p.size, p.sort),
+            (1, 20, Sort::Relevance),
+            "page 2 is index 1"
+        );
+        assert_eq!(parse("page=1").unwrap().page, 0);
+        assert_eq!(
+            parse("page=0").unwrap().page,
+            0,
+            "old first-page links still work"
+        );
         assert_eq!(p.facets, [Facet::Month, Facet::Day]);
         assert_eq!(parse("").unwrap().sort, Sort::Newest);
         let p = parse("from=2024-02&until=2024-02").unwrap();
@@ -230,6 +272,13 @@ mod tests {
             "empty: no bound"
         );
         assert_eq!(parse("until=0000-01").unwrap().until.unwrap().year(), 0);
+        assert_eq!(
+            parse("year=2024&month=2024-02&day=2024-02-29")
+                .unwrap()
+                .filters
+                .len(),
+            3
+        );
     }
 
     #[test]
@@ -245,7 +294,20 @@ mod tests {
             ("from=2024-13-01", "not a date"),
             ("from=2025&until=2024", "after"),
             ("page=5000&size=100", "narrow"),
+            ("page=101&size=100", "page 101 of 100"),
             ("group=host", "group=sha1"),
+            ("year=abcd", "year=\"abcd\" is not a date: use YYYY"),
+            ("year=20245", "not a date"),
+            (
+                "month=2026-13",
+                "month=\"2026-13\" is not a date: use YYYY-MM",
+            ),
+            ("month=2026", "not a date"),
+            (
+                "day=2026-02-30",
+                "day=\"2026-02-30\" is not a date: use YYYY-MM-DD",
+            ),
+            ("day=2026-02-3x", "not a date"),
         ] {
             let e = parse(q).unwrap_err();
             assert!(e.contains(says), "{q}: {e}");

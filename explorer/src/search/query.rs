@@ -3,36 +3,32 @@
 
 use std::ops::Bound;
 
-use tantivy::query::{
-    AllQuery, BooleanQuery, Occur, Query, QueryParser, RangeQuery, RegexQuery, TermQuery,
-};
+use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, RangeQuery, RegexQuery, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Index, Term};
 use time::OffsetDateTime;
 
 use super::facet::Facet;
+use super::library::SearchError;
 use super::params::SearchParams;
 use super::scope::{Filter, Scope};
+use super::text::{regex_escape, QueryText};
 use crate::index::{date_value, Fields};
 
-/// Builds the query of `params` within `scope`. A query text tantivy cannot parse is an error
-/// with its message.
+/// Builds the query of `params` within `scope`. A query text that cannot be searched is a
+/// [`QueryError`](super::QueryError) saying what to change; a scope that cannot be, a bad
+/// request.
 pub fn build(
     index: &Index,
     fields: &Fields,
     params: &SearchParams,
     scope: &Scope,
-) -> Result<Box<dyn Query>, String> {
+) -> Result<Box<dyn Query>, SearchError> {
     let mut must: Vec<Box<dyn Query>> = Vec::new();
     if !params.q.trim().is_empty() {
-        let mut parser =
-            QueryParser::for_index(index, vec![fields.title, fields.text, fields.path]);
-        parser.set_conjunction_by_default();
-        parser.set_field_boost(fields.title, 2.0);
-        let q = parser
-            .parse_query(&params.q)
-            .map_err(|e| format!("q={:?}: {e}", params.q))?;
-        must.push(q);
+        // The stemmed fields, and the accent-folded words of any language beside them.
+        let defaults = vec![fields.title, fields.text, fields.path, fields.words];
+        must.push(QueryText::new(index, defaults).parse(&params.q)?);
     }
     let mut by_facet: Vec<(Facet, Vec<Box<dyn Query>>)> = Vec::new();
     for (facet, value) in &params.filters {
@@ -62,7 +58,7 @@ pub fn build(
             bound(params.until, true),
         )));
     }
-    if let Some(q) = scope_query(fields, scope)? {
+    if let Some(q) = scope_query(fields, scope).map_err(SearchError::BadRequest)? {
         must.push(q);
     }
     Ok(match must.len() {
@@ -136,16 +132,4 @@ pub fn field(f: &Fields, facet: Facet) -> Field {
         Facet::Kind => f.kind,
         Facet::Sha1 => f.sha1,
     }
-}
-
-/// `s` with the characters tantivy's regular expressions give a meaning escaped.
-fn regex_escape(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if "\\.+*?()|[]{}^$#&-~\"<>@".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -3,7 +3,7 @@
 
 use maud::{html, Markup};
 
-use super::format::count;
+use super::format::{count, counted_value};
 use super::query::Query;
 use crate::search::{Facet, Page};
 
@@ -47,7 +47,7 @@ fn slices(query: &Query, page: &Page, facet: Facet, rest: &str) -> Vec<Slice> {
         .iter()
         .take(SLICES)
         .map(|v| Slice {
-            label: v.value.clone(),
+            label: counted_value(facet, v),
             count: v.count,
             href: Some(query.with(facet.name(), &v.value).href()),
         })

@@ -4,7 +4,7 @@
 use maud::{html, Markup};
 use modoai_archive::facts::{Facts, PluginFacts};
 
-use crate::capture::siegfried_findings;
+use crate::capture::{fido_findings, siegfried_findings};
 
 use super::format::cut;
 
@@ -70,7 +70,9 @@ pub(super) fn table(facts: &Facts) -> Markup {
 /// not run; everything under "all".
 fn findings(p: &PluginFacts) -> Markup {
     let lines = key_findings(p);
-    let all: Vec<String> = if p.fields.is_empty() {
+    let all: Vec<String> = if let Some(fido) = fido_findings(&p.text) {
+        fido
+    } else if p.fields.is_empty() {
         p.text.lines().map(str::to_owned).collect()
     } else {
         p.fields.iter().map(|(n, v)| format!("{n}: {v}")).collect()
@@ -85,10 +87,11 @@ fn findings(p: &PluginFacts) -> Markup {
 }
 
 /// The key findings of a tool's output: Siegfried's document read as its matches (its one JSON
-/// line would otherwise be cut before the format).
+/// line would otherwise be cut before the format), FIDO's CSV as fields (without the path of the
+/// temporary file it was given).
 pub(super) fn key_findings(p: &PluginFacts) -> Vec<String> {
     if p.fields.is_empty() {
-        if let Some(lines) = siegfried_findings(&p.text) {
+        if let Some(lines) = siegfried_findings(&p.text).or_else(|| fido_findings(&p.text)) {
             return lines
                 .into_iter()
                 .take(FINDINGS)
@@ -184,5 +187,22 @@ mod tests {
                 "warning: no match"
             ]
         );
+    }
+
+    #[test]
+    fn fido_shows_fields_never_its_csv_or_the_temporary_path() {
+        let csv = r#"OK,3,fmt/43,"JPEG File Interchange Format","JFIF 1.01",99,"/tmp/.tmpQx1/f000001.jpg","image/jpeg","signature""#;
+        let fido = plugin(csv, &[]);
+        assert_eq!(
+            key_findings(&fido),
+            [
+                "pronom: fmt/43 JPEG File Interchange Format",
+                "signature: JFIF 1.01",
+                "mime: image/jpeg",
+                "basis: signature",
+            ]
+        );
+        let html = findings(&fido).into_string();
+        assert!(!html.contains("/tmp") && !html.contains("OK,3"), "{html}");
     }
 }

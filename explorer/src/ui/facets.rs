@@ -3,7 +3,7 @@
 
 use maud::{html, Markup};
 
-use super::format::{count, facet_label, facet_value};
+use super::format::{count, counted_value, facet_label};
 use super::query::Query;
 use crate::search::{Facet, FacetValue, Page};
 
@@ -57,7 +57,7 @@ fn value(query: &Query, facet: Facet, v: &FacetValue) -> Markup {
     html! {
         li.chosen[chosen] {
             a href=(href) title=(if chosen { "Show all again" } else { "Narrow to this" }) {
-                span.value { (facet_value(facet, &v.value)) }
+                span.value { (counted_value(facet, v)) }
                 " "
                 span.count { (count(v.count)) }
                 @if chosen { " " span.remove aria-label="remove" { "×" } }

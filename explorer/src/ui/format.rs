@@ -1,6 +1,6 @@
 //! Values as a person reads them: sizes, times, languages, facet names.
 
-use crate::search::Facet;
+use crate::search::{Facet, FacetValue};
 
 /// `1.5 MiB`, `320 B`.
 pub(super) fn size(bytes: u64) -> String {
@@ -76,6 +76,15 @@ pub(super) fn facet_value(f: Facet, value: &str) -> String {
     match f {
         Facet::Lang => language(value),
         _ => value.to_owned(),
+    }
+}
+
+/// A facet's counted value for people: a PUID with its format name
+/// (`JPEG File Interchange Format (fmt/43)`), a language named, the rest as they are.
+pub(super) fn counted_value(f: Facet, v: &FacetValue) -> String {
+    match &v.name {
+        Some(name) => format!("{name} ({})", v.value),
+        None => facet_value(f, &v.value),
     }
 }
 

@@ -26,6 +26,7 @@ mod crate_table;
 mod error;
 mod facets;
 mod format;
+mod help;
 mod layout;
 mod query;
 mod results;

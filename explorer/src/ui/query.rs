@@ -78,10 +78,10 @@ impl Query {
         self.without(name, None).with(name, value)
     }
 
-    /// Page `n` (from 0) of the same search.
+    /// Page `n` (from 1, as the address and the page count) of the same search.
     pub(super) fn page(&self, n: usize) -> Query {
         let mut q = self.without_page();
-        if n > 0 {
+        if n > 1 {
             q.pairs.push(("page".into(), n.to_string()));
         }
         q
@@ -151,7 +151,8 @@ mod tests {
             base.set("host", "b.org&c").href(),
             "/search?q=old+maps&host=b.org%26c"
         );
-        assert_eq!(base.page(1).href(), "/search?q=old+maps&host=a.org&page=1");
+        assert_eq!(base.page(2).href(), "/search?q=old+maps&host=a.org&page=2");
+        assert_eq!(base.page(1).href(), "/search?q=old+maps&host=a.org");
         assert_eq!(q("q=").href(), "/search");
         assert_eq!(base.filters(), vec![(Facet::Host, "a.org")]);
     }

@@ -74,10 +74,16 @@ fn options(query: &Query) -> Markup {
 /// The captures of the page.
 pub(super) fn list(query: &Query, page: &Page) -> Markup {
     html! {
-        @if page.data.is_empty() {
+        @if page.data.is_empty() && page.total > 0 && page.page as u64 > page.totalpage {
+            p.none {
+                "There is no page " (count(page.page as u64)) ": the results end on page "
+                (count(page.totalpage)) ". "
+                a href=(query.page(page.totalpage as usize).href()) { "Go to the last page" }
+            }
+        } @else if page.data.is_empty() {
             p.none { "Nothing matches. Remove a filter, or search fewer words." }
         }
-        ol.hits start=(page.page * page_size(query) + 1) {
+        ol.hits start=((page.page - 1) * page_size(query) + 1) {
             @for item in &page.data { (hit(item)) }
         }
     }
@@ -147,12 +153,12 @@ fn safe(escaped: &str) -> String {
 /// Previous and next pages, and where this one stands.
 pub(super) fn paging(query: &Query, page: &Page) -> Markup {
     let size = page_size(query);
-    let last = (page.totalpage.max(1) as usize - 1).min(MAX_WINDOW / size - 1);
+    let last = (page.totalpage.max(1) as usize).min(MAX_WINDOW / size);
     html! {
-        @if page.totalpage > 1 {
+        @if page.totalpage > 1 && page.page <= last {
             nav.paging aria-label="Pages" {
-                @if page.page > 0 { a.prev rel="prev" href=(query.page(page.page - 1).href()) { "← Previous" } " " }
-                span.where { "page " (page.page + 1) " of " (count(last as u64 + 1)) }
+                @if page.page > 1 { a.prev rel="prev" href=(query.page(page.page - 1).href()) { "← Previous" } " " }
+                span.where { "page " (count(page.page as u64)) " of " (count(last as u64)) }
                 @if page.page < last { " " a.next rel="next" href=(query.page(page.page + 1).href()) { "Next →" } }
             }
         }

@@ -7,7 +7,7 @@ use axum::response::IntoResponse;
 use maud::{html, Markup};
 
 use super::query::Query;
-use super::{calendar, chart, cloud, facets, layout, results};
+use super::{calendar, chart, cloud, facets, help, layout, results};
 use crate::search::{Facet, Page, SearchParams, Terms};
 use crate::web::{AppError, Caller, FromPairs, Pairs, Params, Public};
 
@@ -58,6 +58,7 @@ fn render(query: &Query, page: &Page, terms: &Terms) -> Markup {
             div.layout {
                 aside.sidebar { (facets::sidebar(query, page)) }
                 section.results {
+                    (help::help())
                     (results::summary(query, page))
                     (results::list(query, page))
                     (results::paging(query, page))

@@ -23,6 +23,14 @@ pub(crate) enum AppError {
     /// 404: nothing here (or nothing the caller may see).
     #[error("{0}")]
     NotFound(String),
+    /// 404 for an item asked for at a time it was not captured: the captures nearest to it.
+    #[error("{message}")]
+    NotAt {
+        /// What is not there.
+        message: String,
+        /// The captures of the item nearest to the time asked for, in time order.
+        nearest: Vec<Nearby>,
+    },
     /// 429: the key's quota or rate is spent.
     #[error("{spent}; retry after {retry} s")]
     TooMany {
@@ -41,6 +49,17 @@ pub(crate) enum AppError {
         /// Seconds to wait.
         retry: u64,
     },
+}
+
+/// A capture offered instead of one that is not there.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct Nearby {
+    /// Its capture time, RFC 3339.
+    pub(crate) datetime: String,
+    /// Its memento's URL.
+    pub(crate) memento: String,
+    /// Its PWID.
+    pub(crate) pwid: String,
 }
 
 /// Why a caller is not admitted.
@@ -94,7 +113,7 @@ impl AppError {
         match self {
             AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            AppError::NotFound(_) => StatusCode::NOT_FOUND,
+            AppError::NotFound(_) | AppError::NotAt { .. } => StatusCode::NOT_FOUND,
             AppError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
         }
@@ -113,6 +132,7 @@ impl From<SearchError> for AppError {
     fn from(e: SearchError) -> AppError {
         match e {
             SearchError::BadRequest(m) => AppError::BadRequest(m),
+            SearchError::Query(e) => AppError::BadRequest(e.to_string()),
             SearchError::NotReady(archives) => AppError::unavailable(
                 format!(
                     "the index of {} is being built; try again shortly",
@@ -144,7 +164,10 @@ impl From<MementoError> for AppError {
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let status = self.status();
-        let body = json!({"error": {"status": status.as_u16(), "message": self.to_string()}});
+        let mut body = json!({"error": {"status": status.as_u16(), "message": self.to_string()}});
+        if let AppError::NotAt { nearest, .. } = &self {
+            body["error"]["nearest"] = json!(nearest);
+        }
         let mut r = (status, axum::Json(body)).into_response();
         let h = r.headers_mut();
         if let Some(s) = self.retry_after() {

@@ -17,7 +17,7 @@ mod ratelimit;
 mod state;
 
 pub(crate) use caller::{Api, Caller, Public, Who};
-pub(crate) use error::AppError;
+pub(crate) use error::{AppError, Nearby};
 #[cfg(test)]
 pub(crate) use form::pairs;
 pub(crate) use form::{FromPairs, Pairs, Params};

@@ -74,7 +74,7 @@ async fn a_word_finds_its_file_and_facets_count_and_narrow_the_results() {
             .await;
     }
     let puids = b.texts("section.facet[data-facet=puid] li .value").await;
-    assert!(puids.iter().any(|p| p == "fmt/43"), "{puids:?}");
+    assert!(puids.iter().any(|p| p.ends_with("(fmt/43)")), "{puids:?}");
     // Paging: 10 a page, the next page goes on where the first stopped.
     // (Captures, by their pages' links: two captures may share a title.)
     let first = b.attrs("li.hit h2 a", "href").await;

@@ -4,7 +4,8 @@
 //! capture page shows its CRATE and its image, and links to its replay in pywb (`capture`); a
 //! deleted file is "Gone since" its deletion until it comes back (`gone`); the
 //! API page's sandbox with a key, the pages without JavaScript, bad input as a readable error
-//! page (`plain`); an archived page's scripts, as a memento, reach nothing of the
+//! page (`plain`); the query help, pages counted from 1, formats by name and the OAI sets
+//! (`reading`); an archived page's scripts, as a memento, reach nothing of the
 //! explorer's origin (`sandboxed`). Screenshots of these pages are in docs/screenshots/ (made with
 //! `MODOAI_SCREENSHOTS=docs/screenshots`).
 
@@ -12,6 +13,7 @@ mod browse;
 mod capture;
 mod gone;
 mod plain;
+mod reading;
 mod sandboxed;
 
 use std::path::{Path, PathBuf};
