@@ -1,6 +1,11 @@
 //! The bodies of the explorer's fuzz targets (`fuzz/fuzz_targets/`), public so that the fuzz
 //! crate and this crate's regression test run the same code. Not part of the API.
 //!
+//! - [`search`]: the search parameters of `/api/v1/search` and `/` as a query string, and the
+//!   query they make. Parameters that parse are read again from the pairs they came from to the
+//!   same parameters; a page is within the window; the query is built against an empty index with
+//!   the real schema and analyzers, or refused as a query error or a bad request, each with a
+//!   message, and an accepted query runs on that index and finds nothing.
 //! - [`memento`]: Memento's dates and the URI-M of `/memento/TIMESTAMP/URI-R`. An
 //!   `Accept-Datetime` that parses is written back as the same HTTP-date and parses again to the
 //!   same moment; a timestamp of 1 to 14 digits that parses is the start of its period, so its
@@ -14,13 +19,50 @@ use std::path::Path;
 
 use modoai_archive::archive::timestamp14;
 
+use crate::index::ArchiveIndex;
 use crate::keys::{KeyError, KeyFile};
 use crate::memento::datetime::{http_date, parse_http_date};
 use crate::memento::target::uri_r;
-use crate::search::parse_timestamp14;
+use crate::search::{build_query, parse_timestamp14, Scope, SearchError, SearchParams};
 
 /// Inputs longer than this are ignored: a header line, a path or a key file is short.
 pub const MAX_INPUT: usize = 64 << 10;
+
+/// Runs the `search` target on one input (a query string: `q=…&facet=…&from=…`); panics when an
+/// invariant does not hold.
+pub fn search(data: &[u8]) {
+    thread_local! {
+        static INDEX: ArchiveIndex = ArchiveIndex::in_memory();
+    }
+    if data.len() > MAX_INPUT {
+        return;
+    }
+    let Ok(pairs) = modoai_protocol::form::parse_bytes(data) else {
+        return;
+    };
+    let params = match SearchParams::parse(&pairs) {
+        Ok(p) => p,
+        Err(message) => {
+            assert!(!message.is_empty(), "a refusal says why");
+            return;
+        }
+    };
+    assert_eq!(SearchParams::parse(&pairs).as_ref(), Ok(&params));
+    let window = params.page.saturating_add(1).saturating_mul(params.size);
+    assert!(params.size >= 1 && window <= crate::search::MAX_WINDOW);
+    INDEX.with(
+        |index| match build_query(index.index(), &index.fields(), &params, &Scope::all()) {
+            Ok(query) => {
+                let reader = index.index().reader().expect("a reader of an empty index");
+                let hits = query.count(&reader.searcher()).expect("a built query runs");
+                assert_eq!(hits, 0, "an empty index has no match");
+            }
+            Err(SearchError::Query(e)) => assert!(!e.to_string().is_empty()),
+            Err(SearchError::BadRequest(m)) => assert!(!m.is_empty()),
+            Err(e) => panic!("a query is accepted or refused with a message: {e}"),
+        },
+    );
+}
 
 /// Runs the `memento` target on one input; panics when an invariant does not hold.
 pub fn memento(data: &[u8]) {
@@ -75,7 +117,8 @@ mod tests {
     #[test]
     fn corpus_and_regressions() {
         for (target, body) in [
-            ("memento", super::memento as fn(&[u8])),
+            ("search", super::search as fn(&[u8])),
+            ("memento", super::memento),
             ("keys", super::keys),
         ] {
             let all = [

@@ -130,6 +130,19 @@ impl ArchiveIndex {
         Ok(created)
     }
 
+    /// A new, empty index in memory, with the schema and analyzers of one on disk: what the
+    /// search fuzz target builds its queries against.
+    pub(crate) fn in_memory() -> ArchiveIndex {
+        let (schema, fields) = Fields::schema();
+        let index = ArchiveIndex {
+            path: PathBuf::new(),
+            index: Index::create_in_ram(schema),
+            fields,
+        };
+        index.register();
+        index
+    }
+
     fn register(&self) {
         let tokenizers = self.index.tokenizers();
         tokenizers.register(TEXT_ANALYZER, text_analyzer());
