@@ -130,8 +130,8 @@ fn explorer_index(ctx: &Ctx, warc: &Path, dir: &Path) -> anyhow::Result<(f64, f6
             let said = std::fs::read_to_string(&log).unwrap_or_default();
             let last = said
                 .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
+                .find(|l| l.to_lowercase().contains("error"))
+                .or_else(|| said.lines().rev().find(|l| !l.trim().is_empty()))
                 .unwrap_or("");
             anyhow::bail!(
                 "modoai-explorer index --archive FILE.warc.gz does not index a foreign WARC here ({status}): {last}"
