@@ -58,24 +58,20 @@ pub(crate) fn write(path: &Path, size: u64, repo: &Path) -> anyhow::Result<Writt
     while done.bytes < size {
         i += 1;
         let host = format!("http://site{}.example.org", i % 97);
-        let (uri, written, revisit) = match i % 10 {
+        let (written, revisit) = match i % 10 {
             6 => {
                 let uri = format!("{host}/photos/{i}.jpg");
                 let body = with_jpeg_comment(&jpeg, i);
-                (
-                    uri.clone(),
-                    response(&mut out, &uri, i, "image/jpeg", &body)?,
-                    false,
-                )
+                (response(&mut out, &uri, i, "image/jpeg", &body)?, false)
             }
             7 => {
                 let uri = format!("{host}/logo-{i}.png");
                 match &logo {
-                    Some(o) => (uri.clone(), revisit_identical(&mut out, &uri, i, o)?, true),
+                    Some(o) => (revisit_identical(&mut out, &uri, i, o)?, true),
                     None => {
                         let n = response(&mut out, &uri, i, "image/png", &png)?;
                         logo = Some(original(&uri, i, &png));
-                        (uri, n, false)
+                        (n, false)
                     }
                 }
             }
@@ -84,14 +80,13 @@ pub(crate) fn write(path: &Path, size: u64, repo: &Path) -> anyhow::Result<Writt
                 let mut body = pdf.clone();
                 body.extend_from_slice(format!("% copy {i}\n").as_bytes());
                 (
-                    uri.clone(),
                     response(&mut out, &uri, i, "application/pdf", &body)?,
                     false,
                 )
             }
             9 if !pages.is_empty() => {
                 let o = &pages[rng.random_range(0..pages.len())];
-                (o.uri.clone(), revisit_not_modified(&mut out, i, o)?, true)
+                (revisit_not_modified(&mut out, i, o)?, true)
             }
             _ => {
                 let uri = format!("{host}/articles/{i}.html");
@@ -100,10 +95,9 @@ pub(crate) fn write(path: &Path, size: u64, repo: &Path) -> anyhow::Result<Writt
                 if pages.len() < 10_000 {
                     pages.push(original(&uri, i, &body));
                 }
-                (uri, n, false)
+                (n, false)
             }
         };
-        let _ = uri;
         done.bytes += written;
         done.records += 1;
         done.revisits += u64::from(revisit);
