@@ -13,7 +13,7 @@ use modoai_archive::warc::sha1_digest;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-/// What [`write`] wrote.
+/// What [`write()`] wrote.
 #[derive(Debug, Default)]
 pub(crate) struct Written {
     /// Records, the warcinfo included.
