@@ -16,7 +16,7 @@ use procs::Bins;
 use report::Figure;
 use sections::Ctx;
 
-const SECTIONS: [&str; 9] = [
+const SECTIONS: [&str; 10] = [
     "throughput",
     "plugins",
     "visitors",
@@ -25,6 +25,7 @@ const SECTIONS: [&str; 9] = [
     "harvester",
     "memory",
     "explorer",
+    "foreign",
     "shards",
 ];
 
@@ -39,7 +40,7 @@ struct Args {
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
     /// Run only these sections (comma-separated): throughput, plugins, visitors, scale,
-    /// store, harvester, memory, explorer, shards.
+    /// store, harvester, memory, explorer, foreign, shards.
     #[arg(long, value_delimiter = ',', value_name = "SECTIONS")]
     only: Vec<String>,
     /// Measured runs per figure after one warm-up run. Default: 3, or 1 with --quick.
@@ -113,6 +114,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             "store" => sections::store::run(&ctx).await,
             "harvester" => sections::harvester::run(&ctx).await,
             "explorer" => sections::explorer::run(&ctx).await,
+            "foreign" => sections::foreign::run(&ctx).await,
             "shards" => sections::shards::run(&ctx).await,
             _ => sections::memory::run(&ctx).await,
         };

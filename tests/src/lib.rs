@@ -2,9 +2,11 @@
 //! `server` and `harvester` test binaries of this crate): temporary sites, the server in this
 //! process on an ephemeral port, the `modoai` and `modoai-harvester` programs as child processes,
 //! one HTTP GET over a socket, XML and XSD checks, the Python peers of `scripts/setup`, a real S3
-//! server (s3s-fs) and a fault-injecting HTTP server. docs/testing.md says which test goes where.
+//! server (s3s-fs), a fault-injecting HTTP server and real crawlers writing WARC files (wget,
+//! warcprox, `wacz create`). docs/testing.md says which test goes where.
 
 pub mod browser;
+pub mod crawl;
 pub mod fault;
 pub mod http;
 pub mod manual;

@@ -2,6 +2,7 @@
 
 pub(crate) mod doors;
 pub(crate) mod explorer;
+pub(crate) mod foreign;
 pub(crate) mod harvester;
 pub(crate) mod memory;
 pub(crate) mod plugins;
