@@ -129,7 +129,7 @@ pub fn modoai() -> Command {
 
 /// `modoai-explorer` as a command whose default state folder (`$XDG_STATE_HOME/modoai-explorer`,
 /// where its key file is when nothing else names one) is this test process's own, as for
-/// [`modoai`].
+/// [`modoai()`].
 pub fn modoai_explorer() -> Command {
     let mut cmd = Command::new(program("modoai-explorer"));
     cmd.env("XDG_STATE_HOME", test_state_home())
