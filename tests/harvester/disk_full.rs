@@ -10,7 +10,7 @@ use std::io::{BufRead as _, BufReader, Read as _};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
-use integration_tests::process::program;
+use integration_tests::process::{in_private_mount_namespace, program};
 use integration_tests::{Server, TestSite};
 use rand::{Rng, SeedableRng};
 
@@ -32,16 +32,7 @@ impl Tmpfs {
         let dir = tempfile::tempdir().unwrap();
         let script = "mount -t tmpfs -o size=\"$2\"k tmpfs \"$1\" || exit 99; \
                       echo mounted; exec sleep infinity";
-        let mut holder = Command::new("unshare")
-            .args([
-                "--user",
-                "--map-root-user",
-                "--mount",
-                "sh",
-                "-c",
-                script,
-                "sh",
-            ])
+        let mut holder = in_private_mount_namespace(script)
             .arg(dir.path())
             .arg(kib.to_string())
             .stdout(Stdio::piped())

@@ -4,9 +4,8 @@
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use integration_tests::process::program;
+use integration_tests::process::{in_private_mount_namespace, program};
 use integration_tests::python::{json, python};
 use integration_tests::{Server, TestSite};
 use sha2::{Digest, Sha256};
@@ -131,16 +130,7 @@ fn wacz_on_tmpfs(archive: &Path, dir: &Path, options: &str) -> (i32, String, Str
          \"$2\" wacz --archive \"$3\" --out \"$1/h.wacz\"; code=$?; \
          echo \"left: $(ls -A \"$1\")\" >&2; exit $code"
     );
-    let out = Command::new("unshare")
-        .args([
-            "--user",
-            "--map-root-user",
-            "--mount",
-            "sh",
-            "-c",
-            &script,
-            "sh",
-        ])
+    let out = in_private_mount_namespace(&script)
         .arg(dir)
         .arg(program("modoai-harvester"))
         .arg(archive)

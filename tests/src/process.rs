@@ -154,6 +154,23 @@ fn test_state_home() -> &'static Path {
     })
 }
 
+/// `sh -c SCRIPT sh` as root of a user and mount namespace of its own (`unshare --user
+/// --map-root-user --mount`): the script may mount a tmpfs without any privilege, and its mounts
+/// end with it. Arguments added to the command are the script's `$1`, `$2`, …
+pub fn in_private_mount_namespace(script: &str) -> Command {
+    let mut cmd = Command::new("unshare");
+    cmd.args([
+        "--user",
+        "--map-root-user",
+        "--mount",
+        "sh",
+        "-c",
+        script,
+        "sh",
+    ]);
+    cmd
+}
+
 /// A TCP port on 127.0.0.1 that was free a moment ago.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
