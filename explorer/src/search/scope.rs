@@ -32,7 +32,8 @@ impl FromStr for Filter {
             format!("{s:?} is not FACET:VALUE (e.g. host:example.org, mime:image/*)")
         })?;
         let facet: Facet = facet.parse()?;
-        if value.is_empty() || value[..value.len() - 1].contains('*') {
+        let body = value.strip_suffix('*').unwrap_or(value);
+        if value.is_empty() || body.contains('*') {
             return Err(format!(
                 "{s:?}: the value must not be empty, and may end with one * for a prefix"
             ));
@@ -116,6 +117,11 @@ mod tests {
         assert!("colour:red".parse::<Filter>().is_err());
         assert!("host:".parse::<Filter>().is_err());
         assert!("host:*a*".parse::<Filter>().is_err());
+        // A value ending in a character of several bytes (found by fuzzing the key file).
+        let f: Filter = "host:bücher.é".parse().unwrap();
+        assert_eq!((f.value.as_str(), f.prefix()), ("bücher.é", None));
+        assert!("host:é*ü*".parse::<Filter>().is_err());
+        assert_eq!("host:é*".parse::<Filter>().unwrap().prefix(), Some("é"));
         let s = Scope(vec![
             "archive:a".parse().unwrap(),
             "archive:b".parse().unwrap(),
