@@ -11,6 +11,7 @@
 //!
 //! Section numbers (§) in the docs refer to the OAI-PMH 2.0 specification.
 
+pub mod crate_vocab;
 pub mod datestamp;
 pub mod error;
 pub mod form;

@@ -13,49 +13,9 @@ const SIGXCPU: i32 = Signal::SIGXCPU as i32;
 /// SIGKILL: the hard CPU-time limit, the kernel's out-of-memory killer, or an administrator.
 const SIGKILL: i32 = Signal::SIGKILL as i32;
 
-/// What became of one plugin for one file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum Status {
-    /// The tool ran and exited with one of its `ok-exit-codes`.
-    Ok,
-    /// The tool exited with another code.
-    Error,
-    /// No answer within the plugin's timeout; its process group was killed.
-    Timeout,
-    /// The program was not found.
-    Missing,
-    /// The tool reported a configuration or usage error.
-    ConfigError,
-    /// Not run: the file is larger than `max-input-bytes`.
-    Skipped,
-    /// The tool ended abnormally, was killed by a signal, or could not be started.
-    Failed,
-    /// The tool went past its CPU-time or memory limit.
-    Limit,
-}
-
-impl Status {
-    /// The status as the CRATE and the metrics name it (`ok`, `config-error`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Ok => "ok",
-            Status::Error => "error",
-            Status::Timeout => "timeout",
-            Status::Missing => "missing",
-            Status::ConfigError => "config-error",
-            Status::Skipped => "skipped",
-            Status::Failed => "failed",
-            Status::Limit => "limit",
-        }
-    }
-
-    /// Outcomes that depend only on the file and the tool, so worth keeping.
-    pub fn is_cacheable(self) -> bool {
-        matches!(self, Status::Ok | Status::Error | Status::Skipped)
-    }
-}
+/// What became of one plugin for one file: the CRATE's status vocabulary, shared with the
+/// programs that read CRATE records.
+pub use modoai_protocol::crate_vocab::PluginStatus as Status;
 
 /// What one plugin said about one file: as cached, and as served.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

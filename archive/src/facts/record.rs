@@ -5,6 +5,7 @@ use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 
+use modoai_protocol::crate_vocab::{attr as vocab, element, OutputEncoding, PluginStatus};
 use modoai_protocol::ns;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::ResolveResult;
@@ -19,8 +20,9 @@ pub struct PluginFacts {
     pub label: String,
     /// `version`.
     pub version: String,
-    /// `status` (`ok`, `error`, `timeout`, `missing`, …).
-    pub status: String,
+    /// `status` (`ok`, `error`, `timeout`, `missing`, …); `None` when it is missing or not a
+    /// value of the schema.
+    pub status: Option<PluginStatus>,
     /// `cached`.
     pub cached: String,
     /// `durationMs`.
@@ -33,6 +35,18 @@ pub struct PluginFacts {
     /// document order (JHOVE's `status`, ExifTool's `IFD0:Model`…); at most 256, values cut at
     /// 512 characters. Empty for text output.
     pub fields: Vec<(String, String)>,
+}
+
+impl PluginFacts {
+    /// Whether the tool ran and succeeded (`status="ok"`).
+    pub fn is_ok(&self) -> bool {
+        self.status == Some(PluginStatus::Ok)
+    }
+
+    /// The status as the CRATE names it; `unknown` when it is missing or not the schema's.
+    pub fn status_name(&self) -> &'static str {
+        self.status.map_or("unknown", PluginStatus::as_str)
+    }
 }
 
 /// One `didl:Resource`.
@@ -134,7 +148,7 @@ impl Facts {
                         facts.didl = true;
                     }
                     let target = facts.open(&uri, &local, e);
-                    if !empty && uri == ns::CRATE && local == "output" && is_xml(e) {
+                    if !empty && uri == ns::CRATE && local == element::OUTPUT && is_xml(e) {
                         leaves = Some(Leaves::default());
                     }
                     if !empty {
@@ -178,7 +192,7 @@ impl Facts {
     pub fn plugin_text(&self, label: &str) -> Option<&str> {
         self.plugins
             .iter()
-            .find(|p| p.label == label && p.status == "ok" && !p.text.is_empty())
+            .find(|p| p.label == label && p.is_ok() && !p.text.is_empty())
             .map(|p| p.text.as_str())
     }
 
@@ -204,25 +218,27 @@ impl Facts {
                 None
             }
             (ns::MODOAI, "header") => Some(Target::Header(attr("name").unwrap_or_default())),
-            (ns::CRATE, "crate") => {
+            (ns::CRATE, element::CRATE) => {
                 self.crate_uid = attr("uid");
                 self.crate_created = attr("created");
                 None
             }
-            (ns::CRATE, "plugin") => {
+            (ns::CRATE, element::PLUGIN) => {
                 self.plugins.push(PluginFacts {
-                    label: attr("label").unwrap_or_default(),
-                    version: attr("version").unwrap_or_default(),
-                    status: attr("status").unwrap_or_default(),
-                    cached: attr("cached").unwrap_or_default(),
-                    duration_ms: attr("durationMs").unwrap_or_default(),
-                    note: attr("note").unwrap_or_default(),
+                    label: attr(vocab::LABEL).unwrap_or_default(),
+                    version: attr(vocab::VERSION).unwrap_or_default(),
+                    status: attr(vocab::STATUS).and_then(|s| s.parse().ok()),
+                    cached: attr(vocab::CACHED).unwrap_or_default(),
+                    duration_ms: attr(vocab::DURATION_MS).unwrap_or_default(),
+                    note: attr(vocab::NOTE).unwrap_or_default(),
                     text: String::new(),
                     fields: Vec::new(),
                 });
                 None
             }
-            (ns::CRATE, "output") if attr("encoding").as_deref() == Some("text") => {
+            (ns::CRATE, element::OUTPUT)
+                if attr(vocab::ENCODING).as_deref() == Some(OutputEncoding::Text.as_str()) =>
+            {
                 Some(Target::PluginText)
             }
             (ns::DIDL, "Resource") => {
@@ -253,9 +269,10 @@ impl Facts {
 
 /// Whether a `crate:output` holds XML.
 fn is_xml(e: &BytesStart<'_>) -> bool {
-    e.attributes()
-        .flatten()
-        .any(|a| a.key.as_ref() == b"encoding" && a.value.as_ref() == b"xml")
+    e.attributes().flatten().any(|a| {
+        a.key.as_ref() == vocab::ENCODING.as_bytes()
+            && a.value.as_ref() == OutputEncoding::Xml.as_str().as_bytes()
+    })
 }
 
 enum Target {

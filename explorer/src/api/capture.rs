@@ -51,7 +51,7 @@ fn crate_json(dir: &std::path::Path, at: &RecordAt) -> Value {
         .iter()
         .map(|p| {
             json!({
-                "label": p.label, "version": p.version, "status": p.status,
+                "label": p.label, "version": p.version, "status": p.status_name(),
                 "cached": p.cached, "duration_ms": p.duration_ms, "note": p.note,
                 "text": p.text,
                 "fields": p.fields.iter().map(|(n, v)| json!({"name": n, "value": v})).collect::<Vec<_>>(),

@@ -100,12 +100,7 @@ impl FromStr for JhoveStatus {
 impl Findings {
     /// The findings of a CRATE's plugin results.
     pub fn of(facts: &Facts) -> Findings {
-        let ok = |label: &str| {
-            facts
-                .plugins
-                .iter()
-                .find(|p| p.label == label && p.status == "ok")
-        };
+        let ok = |label: &str| facts.plugins.iter().find(|p| p.label == label && p.is_ok());
         // Siegfried first, the default and the newer signatures; FIDO where it alone ran (an
         // older harvest, or a server that still runs it) or where Siegfried found nothing.
         let (puid, format) = ok("siegfried")
@@ -151,11 +146,12 @@ fn field<'a>(p: &'a PluginFacts, name: &str) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use modoai_protocol::crate_vocab::PluginStatus;
 
     fn plugin(label: &str, text: &str, fields: &[(&str, &str)]) -> PluginFacts {
         PluginFacts {
             label: label.into(),
-            status: "ok".into(),
+            status: Some(PluginStatus::Ok),
             text: text.into(),
             fields: fields
                 .iter()

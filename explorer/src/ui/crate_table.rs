@@ -50,7 +50,7 @@ pub(super) fn table(facts: &Facts) -> Markup {
                     tr data-tool=(p.label) {
                         td.tool { (p.label) }
                         td { (p.version) }
-                        td { span class={ "status " (p.status) } { (p.status) } }
+                        td { span class={ "status " (p.status_name()) } { (p.status_name()) } }
                         td.num { (p.duration_ms) @if p.cached == "true" { " (cached)" } }
                         td { (findings(p)) }
                     }

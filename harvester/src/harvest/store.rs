@@ -300,7 +300,9 @@ fn crate_fields(fields: &mut WarcFields, facts: &Facts) -> io::Result<()> {
     for p in &facts.plugins {
         let mut v = format!(
             "label={}; version={}; status={}",
-            p.label, p.version, p.status
+            p.label,
+            p.version,
+            p.status_name()
         );
         if !p.cached.is_empty() {
             v.push_str(&format!("; cached={}", p.cached));
@@ -313,7 +315,7 @@ fn crate_fields(fields: &mut WarcFields, facts: &Facts) -> io::Result<()> {
         }
         fields.field("crate-plugin", &one_line(&v))?;
         let text = p.text.trim();
-        if p.status == "ok" && !text.is_empty() && text.len() <= 512 && !text.contains('\n') {
+        if p.is_ok() && !text.is_empty() && text.len() <= 512 && !text.contains('\n') {
             let label: String = p
                 .label
                 .chars()

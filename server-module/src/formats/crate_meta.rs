@@ -13,6 +13,7 @@
 
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine;
+use modoai_protocol::crate_vocab::{attr, qualified, OutputEncoding};
 use modoai_protocol::{ns, Datestamp};
 use modoai_tools::PluginResult;
 
@@ -23,11 +24,11 @@ pub(crate) fn write_uid(x: &mut Xml, identifier: &str, now: Datestamp) {
     let uid = format!("{identifier}#crate-{now}");
     statement(x, |x| {
         x.empty(
-            "crate:crate",
+            qualified::CRATE,
             &[
-                ("xmlns:crate", ns::CRATE),
-                ("uid", &uid),
-                ("created", &now.to_string()),
+                (qualified::XMLNS, ns::CRATE),
+                (attr::UID, &uid),
+                (attr::CREATED, &now.to_string()),
             ],
         )
     });
@@ -67,42 +68,53 @@ fn plugin_element(x: &mut Xml, r: &PluginResult) {
     let exit = run.exit_code.map(|c| c.to_string());
     let ms = run.duration_ms.to_string();
     let mut attrs = vec![
-        ("xmlns:crate", ns::CRATE),
-        ("label", r.label.as_str()),
-        ("version", r.version.as_str()),
-        ("command", r.command.as_str()),
-        ("status", run.status.as_str()),
-        ("durationMs", ms.as_str()),
-        ("cached", if r.cached { "true" } else { "false" }),
+        (qualified::XMLNS, ns::CRATE),
+        (attr::LABEL, r.label.as_str()),
+        (attr::VERSION, r.version.as_str()),
+        (attr::COMMAND, r.command.as_str()),
+        (attr::STATUS, run.status.as_str()),
+        (attr::DURATION_MS, ms.as_str()),
+        (attr::CACHED, if r.cached { "true" } else { "false" }),
     ];
     if let Some(e) = &exit {
-        attrs.push(("exitCode", e));
+        attrs.push((attr::EXIT_CODE, e));
     }
     if run.truncated {
-        attrs.push(("truncated", "true"));
+        attrs.push((attr::TRUNCATED, "true"));
     }
     if let Some(n) = &run.note {
-        attrs.push(("note", n));
+        attrs.push((attr::NOTE, n));
     }
-    x.start("crate:plugin", &attrs);
+    x.start(qualified::PLUGIN, &attrs);
     if let Some(root) = &r.xml_root {
-        x.start("crate:output", &[("encoding", "xml")]);
+        x.start(
+            qualified::OUTPUT,
+            &[(attr::ENCODING, OutputEncoding::Xml.as_str())],
+        );
         x.raw(&run.stdout[root.clone()]);
-        x.end("crate:output");
+        x.end(qualified::OUTPUT);
     } else if !run.stdout.is_empty() {
-        write_output(x, "crate:output", &run.stdout);
+        write_output(x, qualified::OUTPUT, &run.stdout);
     }
     if !run.stderr.is_empty() {
-        write_output(x, "crate:stderr", &run.stderr);
+        write_output(x, qualified::STDERR, &run.stderr);
     }
-    x.end("crate:plugin");
+    x.end(qualified::PLUGIN);
 }
 
 /// Output that is not embedded as XML: escaped text, or Base64 when it is not UTF-8.
 fn write_output(x: &mut Xml, name: &str, bytes: &[u8]) {
     if let Ok(text) = std::str::from_utf8(bytes) {
-        x.leaf(name, &[("encoding", "text")], text);
+        x.leaf(
+            name,
+            &[(attr::ENCODING, OutputEncoding::Text.as_str())],
+            text,
+        );
     } else {
-        x.leaf(name, &[("encoding", "base64")], &B64.encode(bytes));
+        x.leaf(
+            name,
+            &[(attr::ENCODING, OutputEncoding::Base64.as_str())],
+            &B64.encode(bytes),
+        );
     }
 }

@@ -3,6 +3,7 @@
 //! escapes every value; the few fixed fragments that open and close a table are literals.
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
+use modoai_protocol::crate_vocab::{attr, element};
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 
 use super::tree::Node;
@@ -227,7 +228,7 @@ fn didl(d: &Node) -> Markup {
     let all = d.descendants();
     let resources: Vec<&&Node> = all.iter().filter(|n| n.name == "Resource").collect();
     let headers: Vec<&&Node> = all.iter().filter(|n| n.name == "header").collect();
-    let plugins: Vec<&&Node> = all.iter().filter(|n| n.name == "plugin").collect();
+    let plugins: Vec<&&Node> = all.iter().filter(|n| n.name == element::PLUGIN).collect();
     html! {
         ul.files {
             @for r in &resources {
@@ -257,12 +258,12 @@ fn crate_table(plugins: &[&&Node]) -> Markup {
             thead { tr { th { "tool" } th { "version" } th { "status" } th { "ms" } th { "findings" } } }
             tbody {
                 @for p in plugins {
-                    @let status = p.attr("status").unwrap_or("");
+                    @let status = p.attr(attr::STATUS).unwrap_or("");
                     tr {
-                        td { (p.attr("label").unwrap_or("")) }
-                        td { (p.attr("version").unwrap_or("")) }
+                        td { (p.attr(attr::LABEL).unwrap_or("")) }
+                        td { (p.attr(attr::VERSION).unwrap_or("")) }
                         td { span class={ "status " (status) } { (status) } }
-                        td.num { (p.attr("durationMs").unwrap_or("")) @if p.attr("cached") == Some("true") { " (cached)" } }
+                        td.num { (p.attr(attr::DURATION_MS).unwrap_or("")) @if p.attr(attr::CACHED) == Some("true") { " (cached)" } }
                         td { (findings(p)) }
                     }
                 }
@@ -274,7 +275,10 @@ fn crate_table(plugins: &[&&Node]) -> Markup {
 /// What a tool found: the first line of a text output, or the first leaf fields of an XML one;
 /// the whole output (up to a limit) under "more".
 fn findings(plugin: &Node) -> Markup {
-    let Some(output) = plugin.child("output").or_else(|| plugin.child("note")) else {
+    let Some(output) = plugin
+        .child(element::OUTPUT)
+        .or_else(|| plugin.child("note"))
+    else {
         return html! { (plugin.value()) };
     };
     let full = all_text(output);
