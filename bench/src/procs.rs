@@ -6,8 +6,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
-use nix::sys::signal::{kill, Signal};
-use nix::unistd::Pid;
+use rustix::process::{kill_process, Pid, Signal};
 
 /// A child that is stopped (SIGTERM, then SIGKILL) when dropped.
 pub(crate) struct Proc {
@@ -74,7 +73,9 @@ impl Proc {
 impl Drop for Proc {
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {
-            let _ = kill(Pid::from_raw(self.child.id() as i32), Signal::SIGTERM);
+            if let Some(pid) = Pid::from_raw(self.child.id() as i32) {
+                let _ = kill_process(pid, Signal::TERM);
+            }
             let deadline = Instant::now() + Duration::from_secs(5);
             while Instant::now() < deadline {
                 if let Ok(Some(_)) = self.child.try_wait() {
@@ -100,14 +101,23 @@ pub(crate) struct Usage {
     pub(crate) cpu: Duration,
 }
 
-/// User + system CPU time of every child reaped so far.
+/// User + system CPU time of every child reaped so far: `cutime` and `cstime` of
+/// `/proc/self/stat` (proc(5), fields 16 and 17, in clock ticks).
 fn children_cpu() -> anyhow::Result<Duration> {
-    use nix::sys::resource::{getrusage, UsageWho};
-    let u = getrusage(UsageWho::RUSAGE_CHILDREN)?;
-    let d = |t: nix::sys::time::TimeVal| {
-        Duration::from_secs(t.tv_sec() as u64) + Duration::from_micros(t.tv_usec() as u64)
+    let stat = std::fs::read_to_string("/proc/self/stat")?;
+    // The fields after the command name, which is in parentheses and may hold spaces: the
+    // first of them is field 3.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let tick = |field: usize| -> anyhow::Result<u64> {
+        let text = fields
+            .get(field - 3)
+            .context("/proc/self/stat is too short")?;
+        Ok(text.parse()?)
     };
-    Ok(d(u.user_time()) + d(u.system_time()))
+    let ticks = tick(16)? + tick(17)?;
+    let per_second = rustix::param::clock_ticks_per_second();
+    Ok(Duration::from_secs_f64(ticks as f64 / per_second as f64))
 }
 
 /// A field of /proc/PID/status in KiB.

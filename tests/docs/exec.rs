@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use integration_tests::http;
 use integration_tests::process::{program, signal};
 use integration_tests::repo_root;
-use nix::sys::signal::Signal;
+use rustix::process::Signal;
 use tempfile::TempDir;
 
 /// How long a command or a server start may take before the test calls it hung: generous, since
@@ -65,7 +65,7 @@ pub(crate) fn shell(dir: &Path, command: &str) -> Output {
     match waited.recv_timeout(PATIENCE) {
         Ok(output) => output.expect("the command's output"),
         Err(_) => {
-            signal(pid, Signal::SIGKILL);
+            signal(pid, Signal::KILL);
             panic!("`{command}` did not finish within {PATIENCE:?}");
         }
     }
@@ -173,7 +173,7 @@ impl Server {
     /// Sends SIGTERM and waits for the exit status.
     pub(crate) fn stop(mut self) -> ExitStatus {
         let mut child = self.child.take().expect("stopped once");
-        signal(child.id(), Signal::SIGTERM);
+        signal(child.id(), Signal::TERM);
         let deadline = Instant::now() + PATIENCE;
         loop {
             if let Some(status) = child.try_wait().expect("wait for the server") {
@@ -191,7 +191,7 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            signal(child.id(), Signal::SIGTERM);
+            signal(child.id(), Signal::TERM);
             let _ = child.wait();
         }
     }

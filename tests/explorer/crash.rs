@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use integration_tests::http::MARGIN;
 use integration_tests::process::{modoai_explorer, program, signal, start_modoai, Running};
 use integration_tests::TestSite;
-use nix::sys::signal::Signal;
+use rustix::process::Signal;
 
 use super::{enc, explorer, harvest_into, work_dir, Explorer};
 
@@ -74,7 +74,7 @@ fn a_killed_indexing_is_completed_by_the_next_run_with_every_capture_once() {
         child.0.try_wait().unwrap().is_none(),
         "still indexing when killed"
     );
-    signal(child.0.id(), Signal::SIGKILL);
+    signal(child.0.id(), Signal::KILL);
     let status = child.0.wait().unwrap();
     assert_eq!(status.code(), None, "killed by the signal");
     let before = committed(&archive);

@@ -7,7 +7,7 @@ use std::process::Stdio;
 
 use integration_tests::process::{free_port, modoai_explorer, signal, Running};
 use integration_tests::repo_root;
-use nix::sys::signal::Signal;
+use rustix::process::Signal;
 
 use super::{add_key, copy_dir, enc, get, harvested, work_dir};
 
@@ -116,7 +116,7 @@ fn the_serve_commands_of_readme_and_explorer_md_work_as_written() {
             .status,
             200
         );
-        signal(server.0.id(), Signal::SIGTERM);
+        signal(server.0.id(), Signal::TERM);
         assert!(
             server.0.wait().unwrap().success(),
             "{line}: exits 0 on SIGTERM"

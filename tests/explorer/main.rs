@@ -24,7 +24,6 @@ use std::time::{Duration, Instant};
 use integration_tests::http::{read_some, send_get, MARGIN};
 use integration_tests::process::{free_port, modoai_explorer, program, start_modoai, Running};
 use integration_tests::repo_root;
-use nix::fcntl::{Flock, FlockArg};
 
 /// Chinese and Japanese pages added to the example site.
 pub(crate) const BEIJING: &str = "<html><head><title>北京</title></head><body><p>北京是中华人民共和国的首都，也是政治和文化中心。</p></body></html>";
@@ -67,7 +66,7 @@ pub(crate) fn once_per_run(name: &str, make: impl FnOnce() -> String) -> String 
     let root = work_root();
     std::fs::create_dir_all(&root).unwrap();
     let lock = std::fs::File::create(root.join(format!("{name}.lock"))).unwrap();
-    let _lock = Flock::lock(lock, FlockArg::LockExclusive).expect("lock the shared folder");
+    lock.lock().expect("lock the shared folder");
     let run =
         std::env::var("NEXTEST_RUN_ID").unwrap_or_else(|_| format!("pid {}", std::process::id()));
     let done = root.join(format!("{name}.done"));

@@ -12,7 +12,7 @@ use integration_tests::manual::{
 };
 use integration_tests::process::{modoai_explorer, program, signal, start_modoai};
 use integration_tests::{repo_root, TestSite};
-use nix::sys::signal::Signal;
+use rustix::process::Signal;
 
 use super::crash::{committed, many_files};
 use super::{explorer, harvest_into, work_dir};
@@ -73,7 +73,7 @@ fn interrupted(work: &std::path::Path) -> Output {
         assert!(started.elapsed() < MARGIN, "no commit seen");
         std::thread::sleep(Duration::from_millis(5));
     }
-    signal(child.id(), Signal::SIGINT);
+    signal(child.id(), Signal::INT);
     child.wait_with_output().unwrap()
 }
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use integration_tests::fault::{FaultServer, Reply, RequestInfo};
 use integration_tests::process::{program, signal, Running};
-use nix::sys::signal::Signal;
+use rustix::process::Signal;
 
 use super::scripted::{page, IDENTIFY};
 use super::{archive_check, harvest_ok, ledger};
@@ -157,7 +157,7 @@ fn sigint_stops_at_a_safe_point_closes_the_archive_and_exits_130() {
     let args = args(&server.url("/oai"), &archive);
     let mut child = spawn(&args);
     wait_for_items(&archive, 6);
-    signal(child.0.id(), Signal::SIGINT);
+    signal(child.0.id(), Signal::INT);
     let (code, stdout, stderr) = finish(&mut child.0, Duration::from_secs(30));
     assert_eq!(code, Some(130), "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(
@@ -193,7 +193,7 @@ fn sigterm_stops_every_endpoint_of_a_harvest_list_at_a_safe_point() {
     for archive in &archives {
         wait_for_items(archive, 3);
     }
-    signal(child.0.id(), Signal::SIGTERM);
+    signal(child.0.id(), Signal::TERM);
     let (code, stdout, stderr) = finish(&mut child.0, Duration::from_secs(30));
     assert_eq!(code, Some(130), "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert_eq!(
@@ -246,10 +246,10 @@ fn a_second_sigint_aborts_at_once_and_the_next_run_recovers() {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(300));
-    signal(child.0.id(), Signal::SIGINT);
+    signal(child.0.id(), Signal::INT);
     std::thread::sleep(Duration::from_millis(300));
     assert!(child.0.try_wait().unwrap().is_none(), "waits for the item");
-    signal(child.0.id(), Signal::SIGINT);
+    signal(child.0.id(), Signal::INT);
     let (code, stdout, stderr) = finish(&mut child.0, Duration::from_secs(20));
     assert_eq!(code, Some(130), "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stderr.contains("aborted"), "{stderr}");

@@ -13,7 +13,7 @@ use integration_tests::manual::{
 };
 use integration_tests::process::{program, signal};
 use integration_tests::repo_root;
-use nix::sys::signal::Signal;
+use rustix::process::Signal;
 
 use super::scripted::{crate_page, page, IDENTIFY};
 
@@ -135,7 +135,7 @@ fn interrupted(archive: &str) -> Output {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(200));
-    signal(child.id(), Signal::SIGINT);
+    signal(child.id(), Signal::INT);
     child.wait_with_output().unwrap()
 }
 

@@ -6,7 +6,7 @@ use std::process::{Output, Stdio};
 
 use integration_tests::http::get_when_ready;
 use integration_tests::process::{modoai, signal};
-use nix::sys::signal::Signal;
+use rustix::process::Signal;
 
 /// `modoai plugins check --plugins FILE`, run to its end.
 fn plugins_check(plugins: &Path) -> Output {
@@ -72,7 +72,7 @@ fn serve_prints_the_urls_to_open_and_stops_on_sigterm() {
         .expect("the file plugin ran");
     assert!(file_tool.contains(r#"status="ok""#), "{file_tool}");
     assert!(file_tool.contains("HTML document"), "{file_tool}");
-    signal(child.id(), Signal::SIGTERM);
+    signal(child.id(), Signal::TERM);
     let status = child.wait().unwrap();
     assert!(status.success(), "SIGTERM is a clean shutdown: {status}");
 }

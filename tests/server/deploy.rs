@@ -15,7 +15,7 @@ use integration_tests::process::{
     free_port, modoai, program, require_tool, signal, start_modoai, Running,
 };
 use integration_tests::{repo_root, texts, xsd_validate, TestSite};
-use nix::sys::signal::Signal;
+use rustix::process::Signal;
 
 fn example(name: &str) -> String {
     std::fs::read_to_string(repo_root().join("examples/deploy").join(name)).unwrap()
@@ -51,7 +51,7 @@ fn stop(server: &mut Running, sig: Signal, within: Duration) -> Option<i32> {
         }
         assert!(
             started.elapsed() < within,
-            "no exit within {within:?} of {sig}"
+            "no exit within {within:?} of {sig:?}"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -195,11 +195,7 @@ fn the_sample_configuration_serves_as_shipped_and_with_every_key_on() {
             ["https://www.example.org/modoai"],
             "{name}"
         );
-        assert_eq!(
-            stop(&mut server, Signal::SIGTERM, MARGIN),
-            Some(0),
-            "{name}"
-        );
+        assert_eq!(stop(&mut server, Signal::TERM, MARGIN), Some(0), "{name}");
         if name == "every key on" {
             assert!(state.is_dir(), "state-dir is used");
             let lines = std::fs::read_to_string(&log).unwrap();
@@ -319,14 +315,14 @@ fn the_systemd_unit_starts_reloads_and_stops_the_real_binary() {
     };
     answers("after the start");
     // ExecReload: SIGHUP re-reads [access] and [flow] and the server goes on.
-    signal(server.0.id(), Signal::SIGHUP);
+    signal(server.0.id(), Signal::HUP);
     std::thread::sleep(Duration::from_millis(200));
     assert!(
         server.0.try_wait().unwrap().is_none(),
         "SIGHUP ended the server"
     );
     answers("after SIGHUP");
-    let code = stop(&mut server, Signal::SIGTERM, Duration::from_secs(stop_secs));
+    let code = stop(&mut server, Signal::TERM, Duration::from_secs(stop_secs));
     assert_eq!(code, Some(0), "KillSignal is a clean stop");
     assert!(state.is_dir(), "the index lives in $STATE_DIRECTORY");
 }

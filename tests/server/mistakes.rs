@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use integration_tests::http::{get, get_when_ready, MARGIN};
 use integration_tests::process::{modoai, signal, Running};
 use integration_tests::TestSite;
-use nix::sys::signal::Signal;
+use rustix::process::Signal;
 
 /// Starts `modoai serve ARGS` in `cwd` and returns it with the banner's three lines and the
 /// port the first one names.
@@ -167,7 +167,7 @@ fn a_restart_only_key_changed_in_a_live_configuration_is_named_not_applied() {
     }
     assert_eq!(page(port).matches("<header>").count(), 2);
     std::fs::write(&conf, "[oai]\npage-size = 1\nrepository-name = \"X\"\n").unwrap();
-    signal(server.0.id(), Signal::SIGHUP);
+    signal(server.0.id(), Signal::HUP);
     let log = until_logged(&stderr, "restart");
     assert!(
         log.contains("[oai] page-size, [oai] repository-name"),
@@ -211,7 +211,7 @@ fn records_lists_what_is_published_and_why_the_rest_is_not() {
     std::fs::create_dir_all(root.join("modoai-cache/ab")).unwrap();
     std::fs::write(root.join("modoai-cache/ab/cdef"), "cached").unwrap();
     std::os::unix::fs::symlink("/etc/hostname", root.join("escape")).unwrap();
-    nix::unistd::mkfifo(&root.join("pipe"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    rustix::fs::mkfifoat(rustix::fs::CWD, root.join("pipe"), rustix::fs::Mode::RWXU).unwrap();
     let out = modoai()
         .args(["records", "--json", "--root"])
         .arg(root)

@@ -232,7 +232,7 @@ fn combined_log_file_is_reopened_on_sighup_for_logrotate() {
         "{line}"
     );
     std::fs::rename(&log, work.path().join("access.log.1")).unwrap();
-    signal(server.0.id(), nix::sys::signal::Signal::SIGHUP);
+    signal(server.0.id(), rustix::process::Signal::HUP);
     let started = Instant::now();
     // Requests until the new file appears: the signal is handled asynchronously.
     while !log.exists() {
@@ -257,7 +257,7 @@ fn combined_log_file_is_reopened_on_sighup_for_logrotate() {
     // The line of the last request before SIGTERM is in the file when the server has exited.
     assert_eq!(status_code(&get(port, "/docs/report.pdf")), 200);
     let mut server = server;
-    signal(server.0.id(), nix::sys::signal::Signal::SIGTERM);
+    signal(server.0.id(), rustix::process::Signal::TERM);
     assert!(server.0.wait().unwrap().success());
     let last = std::fs::read_to_string(&log).unwrap();
     assert!(last.contains("/docs/report.pdf"), "{last}");
@@ -529,7 +529,7 @@ fn healthz_answers_503_once_shutdown_has_begun() {
     let mut head = [0u8; 1024];
     let n = integration_tests::http::read_some(&mut slow, &mut head).unwrap();
     assert!(head[..n].starts_with(b"HTTP/1.0 200"));
-    signal(server.0.id(), nix::sys::signal::Signal::SIGTERM);
+    signal(server.0.id(), rustix::process::Signal::TERM);
     let started = Instant::now();
     loop {
         let res = get(side, "/healthz");

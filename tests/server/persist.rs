@@ -12,7 +12,7 @@ use integration_tests::http::{get, MARGIN};
 use integration_tests::process::{free_port, signal, spawn_modoai, start_modoai, Running};
 use integration_tests::site::TestSite;
 use integration_tests::xml::{element_attrs, texts};
-use nix::sys::signal::Signal;
+use rustix::process::Signal;
 
 /// The public URL of the test sites, so identifiers do not depend on the port.
 const BASE: &str = "http://site.example/";
@@ -108,7 +108,7 @@ fn until(what: &str, mut check: impl FnMut() -> bool) {
 
 /// SIGTERM, then waits for the exit.
 fn stop(mut server: Running) {
-    signal(server.0.id(), Signal::SIGTERM);
+    signal(server.0.id(), Signal::TERM);
     server.0.wait().unwrap();
 }
 
@@ -226,7 +226,7 @@ fn killed_during_the_first_index_the_next_start_indexes_every_file() {
     for delay_ms in [20, 150, 400, 900] {
         let mut server = spawn_modoai(site.path(), work.path(), "", &ARGS, free_port());
         std::thread::sleep(Duration::from_millis(delay_ms));
-        signal(server.0.id(), Signal::SIGKILL);
+        signal(server.0.id(), Signal::KILL);
         server.0.wait().unwrap();
     }
     let (_server, port) = start_modoai(site.path(), work.path(), "", &ARGS);
@@ -259,7 +259,7 @@ fn killed_during_a_burst_of_changes_the_next_start_matches_the_disk() {
         }
     });
     std::thread::sleep(Duration::from_millis(300));
-    signal(server.0.id(), Signal::SIGKILL);
+    signal(server.0.id(), Signal::KILL);
     server.0.wait().unwrap();
     burst.join().unwrap();
 

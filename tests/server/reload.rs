@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use integration_tests::http::{send_get, status_code};
 use integration_tests::process::{free_port, modoai, signal, Running};
-use nix::sys::signal::Signal;
+use rustix::process::Signal;
 
 const HANG: Duration = Duration::from_secs(30);
 const OLD_KEY: &str = "old-0123456789abcdefghijklmnopqrstuvwxyz";
@@ -120,12 +120,12 @@ fn sighup_reloads_the_access_rules() {
     until("the server start", || status(port, OLD_KEY) == 200);
     assert_eq!(status(port, NEW_KEY), 403);
     std::fs::write(real.join("modoai.toml"), config("new", NEW_KEY)).unwrap();
-    signal(server.0.id(), Signal::SIGHUP);
+    signal(server.0.id(), Signal::HUP);
     until("the reload", || status(port, NEW_KEY) == 200);
     assert_eq!(status(port, OLD_KEY), 403);
     // A broken file on SIGHUP: the server keeps running with the rules it has.
     std::fs::write(real.join("modoai.toml"), "[access\n").unwrap();
-    signal(server.0.id(), Signal::SIGHUP);
+    signal(server.0.id(), Signal::HUP);
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(status(port, NEW_KEY), 200);
     assert_eq!(status(port, OLD_KEY), 403);

@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use integration_tests::http::{get, read_some, send_get, MARGIN};
 use integration_tests::process::{signal, start_modoai, Running};
-use nix::sys::signal::Signal;
+use rustix::process::Signal;
 
 fn sigterm(server: &Running) {
-    signal(server.0.id(), Signal::SIGTERM);
+    signal(server.0.id(), Signal::TERM);
 }
 
 /// Waits for the server to exit; panics when it takes longer than `bound`.

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::Signal;
+use rustix::process::Signal;
 
 use crate::http::MARGIN;
 use crate::process::{free_port, modoai, require_tool, signal, Running};
@@ -224,7 +224,7 @@ impl Warcprox {
     ///
     /// When it does not exit within [`MARGIN`] or leaves a file open.
     pub fn finish(mut self) -> Vec<PathBuf> {
-        signal(self.process.0.id(), Signal::SIGTERM);
+        signal(self.process.0.id(), Signal::TERM);
         wait_until(
             || self.process.0.try_wait().ok().flatten().is_some(),
             "warcprox to exit",

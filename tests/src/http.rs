@@ -25,22 +25,16 @@ pub fn send_get_from(
     target: &str,
     headers: &[(&str, &str)],
 ) -> Option<TcpStream> {
-    use nix::sys::socket::{bind, connect, socket, AddressFamily, SockFlag, SockType, SockaddrIn};
-    use std::os::fd::AsRawFd;
-    let fd = socket(
-        AddressFamily::Inet,
-        SockType::Stream,
-        SockFlag::SOCK_CLOEXEC,
+    use rustix::net::{bind, connect, socket_with, AddressFamily, SocketFlags, SocketType};
+    let fd = socket_with(
+        AddressFamily::INET,
+        SocketType::STREAM,
+        SocketFlags::CLOEXEC,
         None,
     )
     .expect("a TCP socket");
-    bind(
-        fd.as_raw_fd(),
-        &SockaddrIn::from(SocketAddrV4::new(from, 0)),
-    )
-    .unwrap_or_else(|e| panic!("bind to {from}: {e}"));
-    let to = SockaddrIn::from(SocketAddrV4::new(Ipv4Addr::LOCALHOST, port));
-    connect(fd.as_raw_fd(), &to).ok()?;
+    bind(&fd, &SocketAddrV4::new(from, 0)).unwrap_or_else(|e| panic!("bind to {from}: {e}"));
+    connect(&fd, &SocketAddrV4::new(Ipv4Addr::LOCALHOST, port)).ok()?;
     Some(send_on(TcpStream::from(fd), target, headers))
 }
 

@@ -102,9 +102,11 @@ fn newer_source(dir: &Path, skip: &[&str], built: SystemTime) -> Option<PathBuf>
 /// # Panics
 ///
 /// When the process does not exist.
-pub fn signal(pid: u32, signal: nix::sys::signal::Signal) {
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(pid).expect("a pid fits in i32"));
-    nix::sys::signal::kill(pid, signal).unwrap_or_else(|e| panic!("{signal} to {pid}: {e}"));
+pub fn signal(pid: u32, signal: rustix::process::Signal) {
+    let raw = i32::try_from(pid).expect("a pid fits in i32");
+    let pid = rustix::process::Pid::from_raw(raw).expect("a process id is not 0");
+    rustix::process::kill_process(pid, signal)
+        .unwrap_or_else(|e| panic!("{signal:?} to {raw}: {e}"));
 }
 
 /// A child process, killed if the test ends (or fails) before it exits.

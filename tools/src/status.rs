@@ -1,7 +1,7 @@
 //! What became of one plugin for one file: its [`Status`], and the [`Cached`] result a tool run's
 //! [`Outcome`] maps to, which is what the cache keeps and the CRATE record shows.
 
-use nix::sys::signal::Signal;
+use rustix::process::Signal;
 use serde::{Deserialize, Serialize};
 
 use super::isolate::Isolation;
@@ -9,9 +9,9 @@ use super::registry::Plugin;
 use super::run::{Ended, Outcome};
 
 /// SIGXCPU: the soft CPU-time limit (`cpu-secs`) was reached.
-const SIGXCPU: i32 = Signal::SIGXCPU as i32;
+const SIGXCPU: i32 = Signal::XCPU.as_raw();
 /// SIGKILL: the hard CPU-time limit, the kernel's out-of-memory killer, or an administrator.
-const SIGKILL: i32 = Signal::SIGKILL as i32;
+const SIGKILL: i32 = Signal::KILL.as_raw();
 
 /// What became of one plugin for one file: the CRATE's status vocabulary, shared with the
 /// programs that read CRATE records.

@@ -4,11 +4,9 @@
 mod batch;
 
 use std::collections::{hash_map, HashMap, HashSet};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-use nix::fcntl::{Flock, FlockArg};
 
 use super::error::{at, index_error};
 use super::ledger::{record_ref, Ledger};
@@ -36,7 +34,8 @@ pub struct Original {
 pub struct Archive {
     layout: ArchiveLayout,
     options: ArchiveOptions,
-    _lock: Flock<File>,
+    /// The lock file, held with an exclusive `flock` while the archive is open.
+    _lock: File,
     writer: Option<Writer>,
     ledger: Ledger,
     state: State,
@@ -76,8 +75,12 @@ impl Archive {
             .write(true)
             .open(&lock_path)
             .map_err(at(&lock_path))?;
-        let lock = Flock::lock(lock_file, FlockArg::LockExclusiveNonblock)
-            .map_err(|_| ArchiveError::Locked(dir.to_owned()))?;
+        match lock_file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => return Err(ArchiveError::Locked(dir.to_owned())),
+            Err(TryLockError::Error(e)) => return Err(at(&lock_path)(e)),
+        }
+        let lock = lock_file;
         // Spool files are unnamed on Linux; remove named leftovers of other platforms.
         if let Ok(read) = fs::read_dir(layout.spool()) {
             for e in read.flatten() {

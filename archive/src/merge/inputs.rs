@@ -2,10 +2,8 @@
 //! pairwise for what would make one merged archive wrong.
 
 use std::collections::HashMap;
-use std::fs::{self, File};
+use std::fs::{self, File, TryLockError};
 use std::path::{Path, PathBuf};
-
-use nix::fcntl::{Flock, FlockArg};
 
 use super::error::{at, MergeError};
 use crate::archive::Reader;
@@ -16,7 +14,8 @@ pub(super) struct Input {
     pub(super) reader: Reader,
     /// Its closed WARC files, by name.
     pub(super) warcs: Vec<String>,
-    _lock: Option<Flock<File>>,
+    /// Its lock file, held with an exclusive `flock`; none when the archive has none.
+    _lock: Option<File>,
 }
 
 impl Input {
@@ -65,15 +64,17 @@ fn open_one(dir: &Path) -> Result<Input, MergeError> {
 
 /// Takes the archive's lock as a harvester does; an archive without a lock file was never
 /// opened by a harvester here (a copy), so there is nothing to hold.
-fn lock(path: &Path, dir: &Path) -> Result<Option<Flock<File>>, MergeError> {
+fn lock(path: &Path, dir: &Path) -> Result<Option<File>, MergeError> {
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(at(path)(e)),
     };
-    Flock::lock(file, FlockArg::LockExclusiveNonblock)
-        .map(Some)
-        .map_err(|_| MergeError::InUse(dir.to_owned()))
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(TryLockError::WouldBlock) => Err(MergeError::InUse(dir.to_owned())),
+        Err(TryLockError::Error(e)) => Err(at(path)(e)),
+    }
 }
 
 fn closed_warcs(warcs: &Path) -> Result<Vec<String>, MergeError> {

@@ -18,6 +18,15 @@
 //! | `watcher.rs` | the file-system watcher, each folder added by the walk that reads it |
 //! | `scan.rs` | what may be a record at all; the survey of `modoai records` |
 //! | `watch.rs` | the maintenance task: first index or reconcile, events, rescans |
+//!
+//! Three walks of the root, one per job, all deciding what may be a record with the same
+//! `scan::classify`: `walk.rs` emits candidates in the byte order of their URL paths, the key
+//! order a rescan merges with the stored records; `walk_par.rs` emits the same sequence from a
+//! pool of workers, because the first index of a large site is bound by reading folders and
+//! `stat`ing files; `scan::survey` (walkdir), the dry run of `modoai records`, reports every path
+//! that is *not* a record with its reason and lists folders in file-name order, the order a
+//! person compares with `ls`. Merging the survey into the key-order walk would change what
+//! `modoai records` prints and give the index walks a reporting path they do not need.
 
 mod bulk;
 mod catalog;

@@ -18,9 +18,8 @@ use std::io;
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use nix::errno::Errno;
-use nix::sys::signal::{killpg, Signal};
-use nix::unistd::Pid;
+use rustix::io::Errno;
+use rustix::process::{kill_process_group, Pid, Signal};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::Semaphore;
@@ -297,18 +296,18 @@ impl ProcessGroup {
             .and_then(|id| i32::try_from(id).ok())
             // 0 (and negative ids) would address our own group.
             .filter(|&id| id > 0)
-            .map(Pid::from_raw);
+            .and_then(Pid::from_raw);
         ProcessGroup(pgid)
     }
 
     /// Sends SIGKILL to every process of the group, once; later calls and the drop do nothing.
     pub(crate) fn kill(&mut self) {
         let Some(pgid) = self.0.take() else { return };
-        match killpg(pgid, Signal::SIGKILL) {
+        match kill_process_group(pgid, Signal::KILL) {
             // No process left in the group.
-            Ok(()) | Err(Errno::ESRCH) => {}
+            Ok(()) | Err(Errno::SRCH) => {}
             Err(e) => {
-                tracing::warn!(pgid = pgid.as_raw(), error = %e, "could not kill a tool's process group")
+                tracing::warn!(pgid = pgid.as_raw_pid(), error = %e, "could not kill a tool's process group")
             }
         }
     }
