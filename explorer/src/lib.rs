@@ -16,6 +16,7 @@ mod api;
 pub mod capture;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod collection;
 pub mod config;
 mod error;
 pub mod extract;

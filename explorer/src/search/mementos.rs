@@ -90,6 +90,10 @@ fn from_cdxj(library: &Library, uri: &str) -> Result<Vec<Memento>, MementoError>
     })?;
     let mut out = Vec::new();
     for (i, a) in library.archives().iter().enumerate() {
+        // A foreign collection has no CDXJ index: its captures are found in its index only.
+        if !a.collection.is_archive() {
+            continue;
+        }
         let unreadable = |e: &dyn std::fmt::Display| MementoError::Unreadable {
             archive: a.name.clone(),
             reason: e.to_string(),
