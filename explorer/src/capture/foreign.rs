@@ -64,7 +64,9 @@ pub fn plan_record(record: &Record, collection: &str, harvest: &str) -> Option<P
     let (host, path) = host_and_path(&url);
     let location = record.location.clone();
     let sha1 = match kind {
-        CaptureKind::Revisit => record.fields.payload_digest.as_ref()?.sha1_base32(),
+        CaptureKind::Revisit => {
+            (record.fields.payload_digest.as_ref()).and_then(|d| d.sha1_base32())
+        }
         _ => record.payload_sha1.clone(),
     }
     .unwrap_or_default();

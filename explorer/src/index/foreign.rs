@@ -136,7 +136,6 @@ fn run(
     let job_rx = Arc::new(Mutex::new(job_rx));
     let fields = index.fields();
     let fail = |e| ExplorerError::index(index.path())(e);
-    let sizes: BTreeMap<String, u64> = todo.iter().map(|(s, n, _)| (s.to_string(), *n)).collect();
     std::thread::scope(|scope| {
         let cancel = &options.cancel;
         let name = c.name.clone();
@@ -172,8 +171,6 @@ fn run(
                 }
                 let before = at.files.get(&file).and_then(|r| r.resume_at).unwrap_or(0);
                 bytes += read.resume_at.unwrap_or(before).saturating_sub(before);
-                let mut read = read;
-                read.size = sizes.get(&file).copied().unwrap_or(read.size);
                 at.files.insert(file, read);
                 at.base.captures += captures.len() as u64;
                 since_commit += captures.len();
@@ -226,7 +223,7 @@ fn produce(
     let mut counted = Counted::default();
     let mut resolver = Resolver::new(searcher);
     let mut seq = 0;
-    for (source, _, mut read) in todo {
+    for (source, size, mut read) in todo {
         let key = source.to_string();
         let records = match open_at(&source, &read) {
             Ok(r) => r,
@@ -282,6 +279,8 @@ fn produce(
             }
         }
         counted.summary.add_file(gzip_stream);
+        // Only a file read to its end is marked with its size (unchanged files are not read).
+        read.size = size;
         let job = Job {
             seq,
             planned: batch,

@@ -1,0 +1,295 @@
+//! Foreign collections: WARC and ARC files that other tools wrote (warcio, pywb's sample
+//! archive, a WACZ made by `wacz create`) indexed and searched, their indexes kept outside them,
+//! incrementally, safely when killed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use integration_tests::crawl::wacz_create;
+use integration_tests::http::MARGIN;
+use integration_tests::process::{in_private_mount_namespace, modoai_explorer, signal, Running};
+use integration_tests::python::venv_python;
+use integration_tests::repo_root;
+use nix::sys::signal::Signal;
+
+use super::{enc, work_dir, Explorer};
+
+/// Writes `part` of `tests/python/foreign_cases.py` into `dir`.
+fn write_cases(dir: &Path, part: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    let status = Command::new(venv_python())
+        .arg(repo_root().join("tests/python/foreign_cases.py"))
+        .arg(dir)
+        .arg(part)
+        .status()
+        .unwrap();
+    assert!(status.success(), "foreign_cases.py {part}");
+}
+
+/// `modoai-explorer index --settle 0 --index-dir INDEXES ARGS…`, output captured.
+fn index(indexes: &Path, args: &[&str]) -> Output {
+    modoai_explorer()
+        .args(["index", "--settle", "0", "--index-dir"])
+        .arg(indexes)
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap()
+}
+
+/// Each file under `dir` with its size and modification time.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, std::time::SystemTime)> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .map(|e| {
+            let meta = e.metadata().unwrap();
+            (e.path().to_owned(), (meta.len(), meta.modified().unwrap()))
+        })
+        .collect()
+}
+
+/// The summary line `index` printed for `name`.
+fn summary(out: &Output, name: &str) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "index failed: {stderr}");
+    stderr
+        .lines()
+        .find(|l| l.starts_with(&format!("{name}: ")) && l.contains(" records, "))
+        .unwrap_or_else(|| panic!("no summary of {name}: {stderr}"))
+        .to_owned()
+}
+
+#[test]
+fn a_read_only_folder_of_warc_and_arc_files_is_indexed_outside_it_and_incrementally() {
+    let work = work_dir("foreign-folder");
+    let crawl = work.join("crawl");
+    write_cases(&crawl, "first");
+    let indexes = work.join("indexes");
+    let before = snapshot(&crawl);
+    // The folder is mounted read-only for the explorer: any write into it would fail the run.
+    let out = in_private_mount_namespace(
+        "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\" && \
+         exec \"$2\" index --settle 0 --archive \"harbour=$1\" --index-dir \"$3\"",
+    )
+    .arg(&crawl)
+    .arg(integration_tests::process::program("modoai-explorer"))
+    .arg(&indexes)
+    .output()
+    .unwrap();
+    assert_eq!(
+        summary(&out, "harbour"),
+        "harbour: 4 files, 13 records, 9 captures added (9 in the index), 0 revisits, \
+         0 unresolved revisits, 0 skipped, 1 digest mismatches"
+    );
+    assert_eq!(snapshot(&crawl), before, "nothing written inside the input");
+    assert!(indexes.join("harbour/meta.json").is_file());
+
+    write_cases(&crawl, "second");
+    let arg = format!("harbour={}", crawl.display());
+    assert_eq!(
+        summary(&index(&indexes, &["--archive", &arg]), "harbour"),
+        "harbour: 1 files, 4 records, 4 captures added (13 in the index), 4 revisits, \
+         1 unresolved revisits, 0 skipped, 0 digest mismatches",
+        "only the new file is read"
+    );
+    assert_eq!(
+        summary(&index(&indexes, &["--archive", &arg]), "harbour"),
+        "harbour: 0 files, 0 records, 0 captures added (13 in the index), 0 revisits, \
+         0 unresolved revisits, 0 skipped, 0 digest mismatches",
+        "nothing new, nothing read"
+    );
+
+    let explorer = Explorer::start_with(
+        &[
+            "--archive",
+            &arg,
+            "--index-dir",
+            indexes.to_str().unwrap(),
+            "--settle",
+            "0",
+        ],
+        &work,
+        "[access]\nanonymous-api = true\n",
+    );
+    let hits = |q: &str| {
+        let page = explorer
+            .get_ready(&format!("/api/v1/search?q={}&size=20", enc(q)), None)
+            .json();
+        let mut urls = super::each(&page, "data", "url");
+        urls.sort();
+        urls
+    };
+    assert_eq!(
+        hits("zephyrgzip"),
+        ["http://example.org/coded"],
+        "gzip-coded body decoded"
+    );
+    assert_eq!(
+        hits("chunkedword"),
+        ["http://example.org/chunked"],
+        "chunks joined"
+    );
+    assert_eq!(
+        hits("arcword"),
+        ["http://example.org/arc.html"],
+        "ARC record"
+    );
+    assert_eq!(hits("wholestream"), ["http://example.org/whole"]);
+    assert_eq!(
+        hits("samphire"),
+        ["http://example.org/notes.txt"],
+        "a resource"
+    );
+    assert_eq!(
+        hits("quillwort"),
+        [
+            "http://example.org/mirror/page",
+            "http://example.org/page",
+            "http://example.org/page",
+            "http://example.org/page"
+        ],
+        "the page and its revisits (identical payload, URL-agnostic, not modified) have its text"
+    );
+    assert!(
+        hits("outlink").is_empty(),
+        "metadata records are no captures"
+    );
+}
+
+#[test]
+fn a_wacz_made_by_wacz_create_is_read_in_place() {
+    let work = work_dir("foreign-wacz");
+    write_cases(&work.join("cases"), "first");
+    let wacz = wacz_create(&work.join("cases/crawl-a.warc.gz"), &work.join("site.wacz"));
+    let beside = snapshot(&work.join("cases"));
+    let before = std::fs::read(&wacz).unwrap();
+    let out = index(
+        &work.join("indexes"),
+        &["--archive", wacz.to_str().unwrap()],
+    );
+    assert_eq!(
+        summary(&out, "site"),
+        "site: 1 files, 9 records, 6 captures added (6 in the index), 0 revisits, \
+         0 unresolved revisits, 0 skipped, 0 digest mismatches"
+    );
+    assert_eq!(
+        std::fs::read(&wacz).unwrap(),
+        before,
+        "the WACZ is not changed"
+    );
+    assert_eq!(snapshot(&work.join("cases")), beside);
+    let names: Vec<_> = std::fs::read_dir(&work)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 3, "nothing unpacked beside it: {names:?}");
+}
+
+#[test]
+fn pywbs_sample_archive_is_indexed_with_its_bad_file_reported_not_fatal() {
+    let python = venv_python();
+    let out = Command::new(python)
+        .args(["-c", "import sys; print(sys.prefix)"])
+        .output()
+        .unwrap();
+    let prefix = String::from_utf8(out.stdout).unwrap();
+    let warcs = Path::new(prefix.trim()).join("sample_archive/warcs");
+    let work = work_dir("foreign-sample");
+    let out = index(
+        &work.join("indexes"),
+        &["--archive", warcs.to_str().unwrap()],
+    );
+    let line = summary(&out, "warcs");
+    assert!(
+        line.starts_with("warcs: 16 files, 416 records, 210 captures added"),
+        "{line}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("bad.arc at 0: bytes that start no record"),
+        "the bad file is reported: {stderr}"
+    );
+}
+
+/// Captures the foreign index's last commit covers.
+fn committed(index: &Path) -> u64 {
+    let Ok(text) = std::fs::read_to_string(index.join("meta.json")) else {
+        return 0;
+    };
+    let meta: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    meta["payload"]
+        .as_str()
+        .and_then(|p| serde_json::from_str::<serde_json::Value>(p).ok())
+        .and_then(|p| p["captures"].as_u64())
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_killed_foreign_indexing_is_completed_by_the_next_run_with_every_capture_once() {
+    let work = work_dir("foreign-crash");
+    let crawl = work.join("crawl");
+    write_cases(&crawl, "many");
+    let indexes = work.join("indexes");
+    let child = modoai_explorer()
+        .args([
+            "index",
+            "--quiet",
+            "--settle",
+            "0",
+            "--commit-every",
+            "1",
+            "--archive",
+        ])
+        .arg(&crawl)
+        .arg("--index-dir")
+        .arg(&indexes)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut child = Running(child);
+    let started = Instant::now();
+    while committed(&indexes.join("crawl")) < 20 {
+        assert!(started.elapsed() < MARGIN, "no commit seen");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(
+        child.0.try_wait().unwrap().is_none(),
+        "still indexing when killed"
+    );
+    signal(child.0.id(), Signal::SIGKILL);
+    assert_eq!(child.0.wait().unwrap().code(), None, "killed by the signal");
+    let before = committed(&indexes.join("crawl"));
+    assert!(before < 400, "killed before the end ({before})");
+    let line = summary(
+        &index(&indexes, &["--archive", crawl.to_str().unwrap()]),
+        "crawl",
+    );
+    assert!(
+        line.contains(&format!(
+            "{} captures added (400 in the index)",
+            400 - before
+        )),
+        "{line}"
+    );
+    let dir = crawl.to_str().unwrap();
+    let explorer = Explorer::start_with(
+        &[
+            "--archive",
+            dir,
+            "--index-dir",
+            indexes.to_str().unwrap(),
+            "--settle",
+            "0",
+        ],
+        &work,
+        "[access]\nanonymous-api = true\n",
+    );
+    let page = explorer
+        .get_ready("/api/v1/search?q=harbour&size=1", None)
+        .json();
+    assert_eq!(page["total"], 400, "every capture once");
+}
