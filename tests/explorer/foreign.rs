@@ -293,3 +293,124 @@ fn a_killed_foreign_indexing_is_completed_by_the_next_run_with_every_capture_onc
         .json();
     assert_eq!(page["total"], 400, "every capture once");
 }
+
+#[test]
+fn mementos_are_byte_identical_to_pywbs_identity_replay_on_one_timeline_across_collections() {
+    let work = work_dir("foreign-replay");
+    let replay = work.join("replay");
+    write_cases(&replay, "replay");
+    let crawl = work.join("crawl");
+    write_cases(&crawl, "first");
+    std::fs::copy(crawl.join("old.arc"), replay.join("old.arc")).unwrap();
+    let captures = [
+        ("20200101000000", "http://example.org/page"),
+        ("20200102000000", "http://example.org/chunked"),
+        ("20200103000000", "http://example.org/coded"),
+        ("20200104000000", "http://example.org/missing"),
+        ("20200105000000", "http://example.org/notes.txt"),
+        ("20210101000000", "http://example.org/page"),
+        ("20100102030405", "http://example.org/arc.html"),
+    ];
+    let args: Vec<String> = captures.iter().map(|(t, u)| format!("{t}={u}")).collect();
+    let out = Command::new(venv_python())
+        .arg(repo_root().join("tests/python/pywb_id.py"))
+        .arg(&replay)
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pywb: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+
+    let indexes = work.join("indexes");
+    let (r, c) = (
+        format!("replay={}", replay.display()),
+        format!("harbour={}", crawl.display()),
+    );
+    let explorer = Explorer::start_with(
+        &[
+            "--archive",
+            &r,
+            "--archive",
+            &c,
+            "--index-dir",
+            indexes.to_str().unwrap(),
+            "--settle",
+            "0",
+        ],
+        &work,
+        "[access]\nanonymous-api = true\n",
+    );
+    // Searches answer 503 until every collection is indexed.
+    explorer.get_ready("/api/v1/search?q=", None);
+    for theirs in &pywb {
+        let (t, url) = (
+            theirs["timestamp"].as_str().unwrap(),
+            theirs["url"].as_str().unwrap(),
+        );
+        let ours = explorer.get_ready(&format!("/memento/{t}/{url}"), None);
+        let body = base64::Engine::decode(
+            &base64::engine::general_purpose::STANDARD,
+            theirs["body"].as_str().unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            ours.status,
+            theirs["status"].as_u64().unwrap() as u16,
+            "{url} at {t}"
+        );
+        assert_eq!(
+            ours.bytes, body,
+            "{url} at {t}: the bytes of pywb's id_ replay"
+        );
+        assert_eq!(
+            ours.header("content-type"),
+            theirs["content_type"].as_str(),
+            "{url} at {t}"
+        );
+        assert_eq!(
+            ours.header("memento-datetime"),
+            theirs["memento_datetime"].as_str(),
+            "{url} at {t}"
+        );
+        assert_eq!(ours.header("x-content-type-options"), Some("nosniff"));
+        assert!(ours
+            .header("content-security-policy")
+            .is_some_and(|p| p.starts_with("sandbox")));
+    }
+    let coded = explorer.get_ready("/memento/20200103000000/http://example.org/coded", None);
+    assert_eq!(
+        coded.header("x-archive-orig-content-encoding"),
+        Some("gzip")
+    );
+
+    // One timeline: the page's captures in both collections.
+    let timemap = explorer
+        .get_ready("/timemap/link/http://example.org/page", None)
+        .body;
+    let mementos = timemap
+        .lines()
+        .filter(|l| l.contains("rel=\"memento\"") || l.contains("memento\";"))
+        .count();
+    assert!(
+        timemap.contains("/memento/20200101000000/http://example.org/page"),
+        "{timemap}"
+    );
+    assert!(
+        timemap.contains("/memento/20210101000000/http://example.org/page"),
+        "{timemap}"
+    );
+    assert!(mementos >= 3, "the crawl's captures too: {timemap}");
+
+    // PWIDs of a foreign collection have its name as archive id.
+    let pwid = "urn:pwid:replay:2020-01-01T00:00:00Z:part:http://example.org/page";
+    let r = explorer.get(&format!("/pwid/{pwid}"), None);
+    assert_eq!(r.status, 302, "{}", r.body);
+    assert!(r
+        .header("location")
+        .unwrap()
+        .ends_with("/memento/20200101000000/http://example.org/page"));
+}

@@ -7,7 +7,9 @@ stream), old.arc (ARC v1: warcio reads ARC but does not write it, so its two rec
 here in the format's own words) and mismatch.warc (a payload digest that does not match). PART
 `second` writes crawl-b.warc.gz: revisits of both profiles (identical payload with
 WARC-Refers-To-*, URL-agnostic, server-not-modified) and one whose original is nowhere. PART
-`many` writes many.warc.gz: 400 small pages."""
+`many` writes many.warc.gz: 400 small pages. PART `replay` writes replay.warc.gz: a page, a
+chunked page, a gzip-coded page, a 404, a resource and a revisit of the page, each at its own
+time (what a memento and pywb's id_ replay are compared on)."""
 
 import gzip
 import hashlib
@@ -144,4 +146,32 @@ def many():
                      [("Content-Type", "text/html")])
 
 
-{"first": first, "second": second, "many": many}[PART]()
+def replay():
+    with open(os.path.join(OUT, "replay.warc.gz"), "wb") as f:
+        w = WARCWriter(f, gzip=True, warc_version="1.1")
+        page = response(w, "http://example.org/page", PAGE,
+                        [("Content-Type", "text/html"), ("X-Archived", "yes")],
+                        warc_headers={"WARC-Date": "2020-01-01T00:00:00Z"})
+        response(w, "http://example.org/chunked", chunked(CHUNKED),
+                 [("Content-Type", "text/html"), ("Transfer-Encoding", "chunked")],
+                 warc_headers={"WARC-Date": "2020-01-02T00:00:00Z"})
+        response(w, "http://example.org/coded", gzip.compress(CODED),
+                 [("Content-Type", "text/html; charset=utf-8"), ("Content-Encoding", "gzip")],
+                 warc_headers={"WARC-Date": "2020-01-03T00:00:00Z"})
+        response(w, "http://example.org/missing", b"not here\n",
+                 [("Content-Type", "text/plain")], status="404 Not Found",
+                 warc_headers={"WARC-Date": "2020-01-04T00:00:00Z"})
+        w.write_record(w.create_warc_record(
+            "http://example.org/notes.txt", "resource",
+            payload=io.BytesIO(b"resource notes about samphire\n"),
+            warc_content_type="text/plain; charset=utf-8",
+            warc_headers_dict={"WARC-Date": "2020-01-05T00:00:00Z"}))
+        http = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
+        again = w.create_revisit_record(
+            "http://example.org/page", page.rec_headers.get_header("WARC-Payload-Digest"),
+            "http://example.org/page", "2020-01-01T00:00:00Z", http_headers=http)
+        again.rec_headers.replace_header("WARC-Date", "2021-01-01T00:00:00Z")
+        w.write_record(again)
+
+
+{"first": first, "second": second, "many": many, "replay": replay}[PART]()

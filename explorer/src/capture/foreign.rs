@@ -4,6 +4,7 @@
 //! `docs/explorer.md`.
 
 use modoai_archive::any::{Location, Record, RecordKind, RevisitProfile};
+use modoai_archive::pwid::Pwid;
 use modoai_archive::surt::surt;
 
 use super::plan::host_and_path;
@@ -96,7 +97,10 @@ pub fn plan_record(record: &Record, collection: &str, harvest: &str) -> Option<P
         endpoint: String::new(),
         identifier: foreign.record_id.clone().unwrap_or_default(),
         harvest: harvest.to_owned(),
-        pwid: None,
+        // A derived name that is no PWID archive id (a folder with spaces) gives no PWID.
+        pwid: Pwid::part(collection, time, &url)
+            .ok()
+            .map(|p| p.to_string()),
         kind,
         record: RecordAt {
             file: foreign.location.source.name(),
