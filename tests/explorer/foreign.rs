@@ -414,3 +414,43 @@ fn mementos_are_byte_identical_to_pywbs_identity_replay_on_one_timeline_across_c
         .unwrap()
         .ends_with("/memento/20200101000000/http://example.org/page"));
 }
+
+#[test]
+fn the_readme_s_some_crawl_command_indexes_a_folder_of_warcs_as_written() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.contains("index --archive some-crawl/"))
+        .expect("README.md indexes some-crawl/");
+    let args = line
+        .strip_prefix("cargo run -p modoai-explorer --")
+        .unwrap();
+    let work = work_dir("foreign-readme");
+    let crawl = work.join("some-crawl");
+    write_cases(&crawl, "first");
+    // Files written a moment ago may still be growing: age them past the settling time.
+    for e in std::fs::read_dir(&crawl).unwrap() {
+        let status = Command::new("touch")
+            .args(["-d", "2 minutes ago"])
+            .arg(e.unwrap().path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let state = work.join("state");
+    let out = modoai_explorer()
+        .args(args.split_whitespace())
+        .current_dir(&work)
+        .env("XDG_STATE_HOME", &state)
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(
+        summary(&out, "some-crawl")
+            .starts_with("some-crawl: 4 files, 13 records, 9 captures added"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index = state.join("modoai-explorer/indexes/some-crawl/meta.json");
+    assert!(index.is_file(), "the index is in the state folder");
+}
