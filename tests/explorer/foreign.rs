@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use integration_tests::crawl::wacz_create;
+use integration_tests::crawl::{wacz_create, wget_crawl, CrawlSite, EXAMPLE_PATHS};
 use integration_tests::http::MARGIN;
 use integration_tests::process::{in_private_mount_namespace, modoai_explorer, signal, Running};
 use integration_tests::python::venv_python;
@@ -15,6 +15,59 @@ use integration_tests::repo_root;
 use nix::sys::signal::Signal;
 
 use super::{enc, work_dir, Explorer};
+
+/// What pywb's id_ replay (`tests/python/pywb_id.py`) answers for the captures `wanted`
+/// (`TIMESTAMP=URL`) of the WARC/ARC files in `dir`.
+fn pywb_id(dir: &Path, wanted: &[String]) -> Vec<serde_json::Value> {
+    let out = Command::new(venv_python())
+        .arg(repo_root().join("tests/python/pywb_id.py"))
+        .arg(dir)
+        .args(wanted)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Checks each memento of `explorer` against what pywb answered for it.
+fn same_as_pywb(explorer: &Explorer, pywb: &[serde_json::Value]) {
+    for theirs in pywb {
+        let (t, url) = (
+            theirs["timestamp"].as_str().unwrap(),
+            theirs["url"].as_str().unwrap(),
+        );
+        let ours = explorer.get_ready(&format!("/memento/{t}/{url}"), None);
+        let body = base64::Engine::decode(
+            &base64::engine::general_purpose::STANDARD,
+            theirs["body"].as_str().unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            ours.status,
+            theirs["status"].as_u64().unwrap() as u16,
+            "{url} at {t}"
+        );
+        assert_eq!(
+            ours.bytes, body,
+            "{url} at {t}: the bytes of pywb's id_ replay"
+        );
+        assert_eq!(
+            ours.header("content-type"),
+            theirs["content_type"].as_str(),
+            "{url} at {t}"
+        );
+        assert_eq!(
+            ours.header("memento-datetime"),
+            theirs["memento_datetime"].as_str(),
+            "{url} at {t}"
+        );
+        assert_eq!(ours.header("x-content-type-options"), Some("nosniff"));
+    }
+}
 
 /// Writes `part` of `tests/python/foreign_cases.py` into `dir`.
 fn write_cases(dir: &Path, part: &str) {
@@ -312,18 +365,7 @@ fn mementos_are_byte_identical_to_pywbs_identity_replay_on_one_timeline_across_c
         ("20100102030405", "http://example.org/arc.html"),
     ];
     let args: Vec<String> = captures.iter().map(|(t, u)| format!("{t}={u}")).collect();
-    let out = Command::new(venv_python())
-        .arg(repo_root().join("tests/python/pywb_id.py"))
-        .arg(&replay)
-        .args(&args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let pywb: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let pywb = pywb_id(&replay, &args);
 
     let indexes = work.join("indexes");
     let (r, c) = (
@@ -346,40 +388,11 @@ fn mementos_are_byte_identical_to_pywbs_identity_replay_on_one_timeline_across_c
     );
     // Searches answer 503 until every collection is indexed.
     explorer.get_ready("/api/v1/search?q=", None);
-    for theirs in &pywb {
-        let (t, url) = (
-            theirs["timestamp"].as_str().unwrap(),
-            theirs["url"].as_str().unwrap(),
-        );
-        let ours = explorer.get_ready(&format!("/memento/{t}/{url}"), None);
-        let body = base64::Engine::decode(
-            &base64::engine::general_purpose::STANDARD,
-            theirs["body"].as_str().unwrap(),
-        )
-        .unwrap();
-        assert_eq!(
-            ours.status,
-            theirs["status"].as_u64().unwrap() as u16,
-            "{url} at {t}"
-        );
-        assert_eq!(
-            ours.bytes, body,
-            "{url} at {t}: the bytes of pywb's id_ replay"
-        );
-        assert_eq!(
-            ours.header("content-type"),
-            theirs["content_type"].as_str(),
-            "{url} at {t}"
-        );
-        assert_eq!(
-            ours.header("memento-datetime"),
-            theirs["memento_datetime"].as_str(),
-            "{url} at {t}"
-        );
-        assert_eq!(ours.header("x-content-type-options"), Some("nosniff"));
-        assert!(ours
-            .header("content-security-policy")
-            .is_some_and(|p| p.starts_with("sandbox")));
+    same_as_pywb(&explorer, &pywb);
+    for (t, url) in captures {
+        let ours = explorer.get(&format!("/memento/{t}/{url}"), None);
+        let policy = ours.header("content-security-policy");
+        assert!(policy.is_some_and(|p| p.starts_with("sandbox")), "{url}");
     }
     let coded = explorer.get_ready("/memento/20200103000000/http://example.org/coded", None);
     assert_eq!(
@@ -453,4 +466,47 @@ fn the_readme_s_some_crawl_command_indexes_a_folder_of_warcs_as_written() {
     );
     let index = state.join("modoai-explorer/indexes/some-crawl/meta.json");
     assert!(index.is_file(), "the index is in the state folder");
+}
+
+#[test]
+fn wgets_crawl_of_the_example_site_is_indexed_and_replayed_as_pywb_replays_it() {
+    let site_files = integration_tests::TestSite::example();
+    let work = work_dir("foreign-wget");
+    let site = CrawlSite::serve(site_files.path(), &work);
+    let crawl = work.join("crawl");
+    std::fs::create_dir_all(&crawl).unwrap();
+    let warc = wget_crawl(&site, &crawl);
+    let indexes = work.join("indexes");
+    let line = summary(
+        &index(&indexes, &["--archive", warc.to_str().unwrap()]),
+        "wget",
+    );
+    assert!(line.starts_with("wget: 1 files, "), "{line}");
+    assert!(line.ends_with(", 0 skipped, 0 digest mismatches"), "{line}");
+    let arg = warc.to_str().unwrap();
+    let explorer = Explorer::start_with(
+        &[
+            "--archive",
+            arg,
+            "--index-dir",
+            indexes.to_str().unwrap(),
+            "--settle",
+            "0",
+        ],
+        &work,
+        "[access]\nanonymous-api = true\n",
+    );
+    let all = explorer.get_ready("/api/v1/search?size=100", None).json();
+    let mut wanted = Vec::new();
+    for path in &EXAMPLE_PATHS[..5] {
+        let url = site.url(path);
+        let item = all["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["url"] == url.as_str() && d["kind"] == "response")
+            .unwrap_or_else(|| panic!("{url} is not a capture: {all}"));
+        wanted.push(format!("{}={url}", item["timestamp"].as_str().unwrap()));
+    }
+    same_as_pywb(&explorer, &pywb_id(&crawl, &wanted));
 }
