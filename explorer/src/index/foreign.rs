@@ -4,41 +4,29 @@
 //! how far each file is read ([`FilesCheckpoint`]).
 
 use std::collections::BTreeMap;
-use std::io::{self, Seek};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::io;
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use modoai_archive::any::{
-    Format, Found, Input, ListOptions, ReadOptions, Record, Records, Source, Summary,
-};
+use modoai_archive::any::{Input, ListOptions, Source, Summary};
 use tantivy::{IndexWriter, TantivyError};
 
 use super::build::{BuildOptions, BuildReport, Progress};
 use super::document::document;
 use super::files::{files_checkpoint, size_of, FileRead, FilesCheckpoint};
-use super::resolve::Resolver;
+use super::reading::{produce, Job};
 use super::schema::{Fields, SCHEMA_VERSION};
 use super::store::ArchiveIndex;
-use crate::capture::{plan_record, revisit_of, Capture, CaptureKind, Loader, Planned};
+use crate::capture::{Capture, CaptureKind, Loader};
 use crate::collection::Collection;
 use crate::ExplorerError;
 
-/// Records whose captures go to a worker at once.
-const BATCH: usize = 64;
-
-/// Captures of records read, numbered in file order, with how far their file is read after.
-struct Job {
-    seq: u64,
-    planned: Vec<Planned>,
-    file: String,
-    read: FileRead,
-}
-
+/// A job done: its number, its captures, its file and how far that is read.
 type Done = (u64, io::Result<Vec<Capture>>, String, FileRead);
 
 /// Indexes what the foreign collection `c` holds beyond its index's last commit. Files still
-/// being written (`*.open`, or changed within `settle`) wait for the next run.
+/// being written (`*.open`, or changed within [`BuildOptions::settle`]) wait for the next run.
 pub fn build_foreign(
     c: &Collection,
     options: &BuildOptions,
@@ -108,13 +96,6 @@ pub fn build_foreign(
     report.digest_mismatches = summary.digest_mismatches;
     report.read = Some(summary);
     result.map(|()| report)
-}
-
-/// What the producer counted.
-#[derive(Default)]
-struct Counted {
-    summary: Summary,
-    cancelled: bool,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -209,138 +190,6 @@ fn count(report: &mut BuildReport, capture: &Capture) {
         let unresolved = planned.foreign.as_ref().is_some_and(|f| f.is_unresolved());
         report.unresolved += u64::from(unresolved);
     }
-}
-
-/// Reads the files of `todo` in order, from where each was left, and sends their captures in
-/// batches; what it found, and whether it was cancelled.
-fn produce(
-    name: &str,
-    todo: Vec<(Source, u64, FileRead)>,
-    searcher: Option<(tantivy::Searcher, Fields)>,
-    jobs: SyncSender<Job>,
-    cancel: &AtomicBool,
-) -> Counted {
-    let mut counted = Counted::default();
-    let mut resolver = Resolver::new(searcher);
-    let mut seq = 0;
-    for (source, size, mut read) in todo {
-        let key = source.to_string();
-        let records = match open_at(&source, &read) {
-            Ok(r) => r,
-            Err(e) => {
-                tracing::warn!(file = %source, error = %e, "cannot read the file; it is left for the next run");
-                continue;
-            }
-        };
-        let base = resume_at(&source, &read);
-        let mut batch = Vec::new();
-        let mut gzip_stream = false;
-        let mut harvest = String::new();
-        for found in records {
-            if cancel.load(Ordering::Relaxed) {
-                counted.cancelled = true;
-                return counted;
-            }
-            let record = match found {
-                Found::Record(record) => shifted(*record, base),
-                Found::Skipped(mut skipped) => {
-                    skipped.start += base.unwrap_or(0);
-                    skipped.end += base.unwrap_or(0);
-                    if read.last.is_none_or(|(offset, _)| skipped.start > offset) {
-                        counted.summary.add_skip(&skipped);
-                    }
-                    continue;
-                }
-            };
-            gzip_stream |= Summary::is_gzip_stream(&record.location.framing);
-            if let Some(info) = &record.warcinfo {
-                harvest = (info.is_part_of.clone().or(info.software.clone())).unwrap_or_default();
-            }
-            if read.has(&record.location) {
-                continue;
-            }
-            counted.summary.add_record(&record);
-            read.read(&record.location, matches!(record.format, Format::Warc(_)));
-            if let Some(planned) = plan(&record, name, &harvest, &mut resolver) {
-                batch.push(planned);
-            }
-            if batch.len() >= BATCH {
-                let job = Job {
-                    seq,
-                    planned: std::mem::take(&mut batch),
-                    file: key.clone(),
-                    read,
-                };
-                if jobs.send(job).is_err() {
-                    counted.cancelled = cancel.load(Ordering::Relaxed);
-                    return counted;
-                }
-                seq += 1;
-            }
-        }
-        counted.summary.add_file(gzip_stream);
-        // Only a file read to its end is marked with its size (unchanged files are not read).
-        read.size = size;
-        let job = Job {
-            seq,
-            planned: batch,
-            file: key,
-            read,
-        };
-        if jobs.send(job).is_err() {
-            counted.cancelled = cancel.load(Ordering::Relaxed);
-            return counted;
-        }
-        seq += 1;
-    }
-    counted.cancelled = cancel.load(Ordering::Relaxed);
-    counted
-}
-
-/// Where the last run left `source`, when it can be read from there: a file of WARC records,
-/// plain or gzip per record (a WACZ's files, which do not grow, are read again from their start).
-fn resume_at(source: &Source, read: &FileRead) -> Option<u64> {
-    read.resume_at
-        .filter(|_| read.last.is_some() && source.entry.is_none())
-}
-
-/// The records of `source`, from where the last run left it when it can be read from there.
-fn open_at(source: &Source, read: &FileRead) -> io::Result<Records> {
-    match resume_at(source, read) {
-        Some(offset) => {
-            let mut file = std::fs::File::open(&source.path)?;
-            file.seek(io::SeekFrom::Start(offset))?;
-            Records::new(source.clone(), Box::new(file), options())
-        }
-        None => Records::open(source, options()),
-    }
-}
-
-/// What of each block is kept while reading: the HTTP head and enough to find a title.
-fn options() -> ReadOptions {
-    ReadOptions::default().keep(64 << 10)
-}
-
-/// `record` with its location moved by `by` bytes (read from there on).
-fn shifted(mut record: Record, by: Option<u64>) -> Record {
-    if let Some(by) = by {
-        record.location.offset += by;
-    }
-    record
-}
-
-/// The capture of `record`, its revisit resolved; remembered as an original when it has its
-/// payload.
-fn plan(record: &Record, name: &str, harvest: &str, resolver: &mut Resolver) -> Option<Planned> {
-    let mut planned = plan_record(record, name, harvest)?;
-    if let Some(of) = revisit_of(record) {
-        let original = resolver.resolve(&planned, &of);
-        if let Some(foreign) = planned.foreign.as_mut() {
-            foreign.payload = original;
-        }
-    }
-    resolver.remember(&planned);
-    Some(planned)
 }
 
 /// Loads the captures of jobs until there are none.
