@@ -510,3 +510,36 @@ fn wgets_crawl_of_the_example_site_is_indexed_and_replayed_as_pywb_replays_it() 
     }
     same_as_pywb(&explorer, &pywb_id(&crawl, &wanted));
 }
+
+#[test]
+fn the_server_indexes_files_added_to_a_foreign_folder() {
+    let work = work_dir("foreign-watch");
+    let crawl = work.join("crawl");
+    write_cases(&crawl, "first");
+    let indexes = work.join("indexes");
+    let dir = crawl.to_str().unwrap();
+    let explorer = Explorer::start_with(
+        &[
+            "--archive",
+            dir,
+            "--index-dir",
+            indexes.to_str().unwrap(),
+            "--settle",
+            "0",
+        ],
+        &work,
+        "[access]\nanonymous-api = true\n[index]\nrefresh-secs = 1\n",
+    );
+    let total = || explorer.get_ready("/api/v1/search?size=1", None).json()["total"].clone();
+    assert_eq!(total(), 9);
+    write_cases(&crawl, "second");
+    let started = Instant::now();
+    while total() != 13 {
+        assert!(started.elapsed() < MARGIN, "the new file was not indexed");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let revisits = explorer
+        .get_ready("/api/v1/search?kind=revisit", None)
+        .json();
+    assert_eq!(revisits["total"], 4, "the revisits of the new file, once");
+}
