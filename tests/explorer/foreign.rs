@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use integration_tests::crawl::{wacz_create, wget_crawl, CrawlSite, EXAMPLE_PATHS};
+use integration_tests::crawl::{wacz_create, warcprox_crawl, wget_crawl, CrawlSite, EXAMPLE_PATHS};
 use integration_tests::http::MARGIN;
 use integration_tests::process::{in_private_mount_namespace, modoai_explorer, signal, Running};
 use integration_tests::python::venv_python;
@@ -542,4 +542,42 @@ fn the_server_indexes_files_added_to_a_foreign_folder() {
         .get_ready("/api/v1/search?kind=revisit", None)
         .json();
     assert_eq!(revisits["total"], 4, "the revisits of the new file, once");
+}
+
+#[test]
+fn warcproxs_recording_with_its_revisit_is_indexed_and_replayed_as_pywb_replays_it() {
+    let site_files = integration_tests::TestSite::example();
+    let work = work_dir("foreign-warcprox");
+    let site = CrawlSite::serve(site_files.path(), &work);
+    let warcs = warcprox_crawl(&site, &work);
+    let dir = warcs[0].parent().unwrap().to_owned();
+    let indexes = work.join("indexes");
+    let arg = format!("proxy={}", dir.display());
+    let line = summary(&index(&indexes, &["--archive", &arg]), "proxy");
+    assert!(
+        line.contains(&format!(
+            "{} captures added ({0} in the index), 1 revisits, 0 unresolved revisits",
+            EXAMPLE_PATHS.len()
+        )),
+        "{line}"
+    );
+    let explorer = Explorer::start_with(
+        &[
+            "--archive",
+            &arg,
+            "--index-dir",
+            indexes.to_str().unwrap(),
+            "--settle",
+            "0",
+        ],
+        &work,
+        "[access]\nanonymous-api = true\n",
+    );
+    let about = site.url("/about.html");
+    let all = explorer
+        .get_ready("/api/v1/search?q=&size=100&kind=revisit", None)
+        .json();
+    assert_eq!(super::each(&all, "data", "url"), [about.as_str()]);
+    let t = all["data"][0]["timestamp"].as_str().unwrap();
+    same_as_pywb(&explorer, &pywb_id(&dir, &[format!("{t}={about}")]));
 }
