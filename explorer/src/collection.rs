@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use modoai_archive::any::{Input, InputError};
+use modoai_archive::any::{Input, InputError, ListOptions};
 
 use crate::index::ArchiveIndex;
 
@@ -100,6 +100,14 @@ pub enum CollectionError {
     /// A path is none of the inputs.
     #[error(transparent)]
     Input(#[from] InputError),
+    /// A folder that is no modoai archive holds no WARC or ARC file (a mistyped path, most
+    /// likely).
+    #[error(
+        "{} is not an archive (no ledger.jsonl) and holds no WARC or ARC file (*.warc, \
+         *.warc.gz, *.arc, *.arc.gz)",
+        .0.display()
+    )]
+    Empty(PathBuf),
     /// Two collections were given the same name.
     #[error("two collections are named {0:?}: give one another name with NAME=PATH")]
     SameName(String),
@@ -127,6 +135,12 @@ pub fn collections(
         // keyed by it.
         let path = arg.path.canonicalize().unwrap_or_else(|_| arg.path.clone());
         let input = Input::detect(&path)?;
+        if let Input::Folder(dir) = &input {
+            let listing = input.list(&ListOptions::default())?;
+            if listing.ready.is_empty() && listing.waiting.is_empty() {
+                return Err(CollectionError::Empty(dir.clone()));
+            }
+        }
         let name = match &arg.name {
             Some(n) => n.clone(),
             None => unique(&mut names, &stem(&input)),
