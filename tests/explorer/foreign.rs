@@ -265,6 +265,11 @@ fn pywbs_sample_archive_is_indexed_with_its_bad_file_reported_not_fatal() {
         stderr.contains("bad.arc at 0: bytes that start no record"),
         "the bad file is reported: {stderr}"
     );
+    assert!(
+        stderr.contains("warcs: not read: ")
+            && stderr.contains("example-bad.warc.gz.bad (not *.warc"),
+        "the .bad file is named: {stderr}"
+    );
 }
 
 /// Captures the foreign index's last commit covers.

@@ -125,6 +125,12 @@ fn say_foreign(name: &str, report: &BuildReport, read: &modoai_archive::any::Sum
             skip.bytes, skip.source, skip.start, skip.reason
         );
     }
+    for path in &report.not_read {
+        eprintln!(
+            "{name}: not read: {} (not *.warc, *.warc.gz, *.arc or *.arc.gz)",
+            path.display()
+        );
+    }
     if read.waiting > 0 {
         eprintln!(
             "{name}: {} files still being written, left for the next run",

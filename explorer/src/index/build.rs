@@ -79,6 +79,9 @@ pub struct BuildReport {
     pub digest_mismatches: u64,
     /// What reading a foreign collection's files found this run (`None` for an archive).
     pub read: Option<modoai_archive::any::Summary>,
+    /// Files of a foreign folder that are not read: their names are none of `*.warc`,
+    /// `*.warc.gz`, `*.arc`, `*.arc.gz` (the first 100).
+    pub not_read: Vec<std::path::PathBuf>,
 }
 
 /// Told how a build goes: ledger bytes done of the total, captures added.

@@ -66,6 +66,34 @@ pub(super) fn size_of(source: &Source) -> std::io::Result<u64> {
     }
 }
 
+/// Files under `dir` (hidden ones left out, as the listing does) whose names are none of the
+/// WARC and ARC suffixes: the first 100, in name order.
+pub(super) fn not_read(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    const SUFFIXES: [&str; 4] = [".warc", ".warc.gz", ".arc", ".arc.gz"];
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_owned()];
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let bare = name.strip_suffix(".open").unwrap_or(&name);
+            match e.file_type() {
+                _ if name.starts_with('.') => {}
+                Ok(t) if t.is_dir() => todo.push(e.path()),
+                Ok(t) if t.is_file() && !SUFFIXES.iter().any(|s| bare.ends_with(s)) => {
+                    out.push(e.path())
+                }
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    out.truncate(100);
+    out
+}
+
 /// The checkpoint of `index`'s last commit (nothing for a new index).
 pub(super) fn files_checkpoint(index: &ArchiveIndex) -> Result<FilesCheckpoint, ExplorerError> {
     let metas = index

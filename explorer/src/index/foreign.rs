@@ -14,7 +14,7 @@ use tantivy::{IndexWriter, TantivyError};
 
 use super::build::{BuildOptions, BuildReport, Progress};
 use super::document::document;
-use super::files::{files_checkpoint, size_of, FileRead, FilesCheckpoint};
+use super::files::{files_checkpoint, not_read, size_of, FileRead, FilesCheckpoint};
 use super::reading::{produce, Job};
 use super::schema::{Fields, SCHEMA_VERSION};
 use super::store::ArchiveIndex;
@@ -58,6 +58,9 @@ pub fn build_foreign(
         waiting: listing.waiting.len() as u64,
         ..Summary::default()
     };
+    if let Input::Folder(dir) = &c.input {
+        report.not_read = not_read(dir);
+    }
     if todo.is_empty() {
         report.read = Some(summary);
         return Ok(report);
