@@ -37,6 +37,9 @@ pub enum ExplorerError {
     /// The tools of the extraction could not be set up.
     #[error(transparent)]
     Tools(#[from] modoai_tools::PluginsError),
+    /// A collection's input cannot be listed.
+    #[error(transparent)]
+    Input(#[from] modoai_archive::any::InputError),
     /// The work was interrupted (SIGINT, SIGTERM) after its last checkpoint.
     #[error("interrupted; run the same command again to continue")]
     Interrupted,

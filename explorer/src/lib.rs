@@ -1,6 +1,7 @@
 //! Search, facets, a JSON API with keys, and Memento (RFC 7089) over the archives
 //! `modoai-harvester` writes: an embedded full-text and faceted index inside each archive,
-//! built incrementally from its ledger, read only through `modoai-archive`.
+//! built incrementally from its ledger, read only through `modoai-archive`; and over WARC, ARC
+//! and WACZ files of any crawler ([`collection`]), indexed beside them, file by file.
 //!
 //! ```no_run
 //! use modoai_explorer::index::{build, BuildOptions};
@@ -16,6 +17,7 @@ mod api;
 pub mod capture;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod collection;
 pub mod config;
 mod error;
 pub mod extract;

@@ -11,7 +11,8 @@ use std::time::Duration;
 use axum::Router;
 use tokio::net::TcpListener;
 
-use crate::index::{build, ArchiveIndex, BuildOptions};
+use crate::collection::{collections, CollectionArg};
+use crate::index::{build_collection, ArchiveIndex, BuildOptions};
 use crate::search::{Library, Served};
 use crate::web::AppState;
 use crate::{api, memento, ui, ExplorerError};
@@ -73,7 +74,7 @@ pub fn keep_indexed(library: &Library, options: &BuildOptions, refresh: Duration
 
 /// Opens an archive's index if it is whole; a damaged one is removed (rebuilt by [`update`]).
 fn check(a: &Served) {
-    match ArchiveIndex::open(&a.dir) {
+    match ArchiveIndex::open_at(&a.collection.index) {
         Ok(Some(index)) => match index.damaged_files() {
             Ok(files) if files.is_empty() => {
                 if let Err(e) = a.reopen() {
@@ -83,7 +84,7 @@ fn check(a: &Served) {
             }
             Ok(files) => {
                 tracing::warn!(archive = %a.name, damaged = ?files, "damaged index files; rebuilding the index from the archive");
-                let _ = ArchiveIndex::create(&a.dir);
+                let _ = ArchiveIndex::create_at(&a.collection.index);
             }
             Err(e) => {
                 tracing::warn!(archive = %a.name, error = %e, "the index cannot be checked; rebuilding it")
@@ -98,7 +99,7 @@ fn check(a: &Served) {
 
 /// Indexes what an archive added since its last checkpoint, then lets searches see it.
 fn update(a: &Served, options: &BuildOptions) {
-    match build(&a.dir, &a.name, options, &()) {
+    match build_collection(&a.collection, options, &()) {
         Ok(report) => {
             if report.added > 0 || !a.is_ready() || report.rebuilt {
                 tracing::info!(archive = %a.name, added = report.added, total = report.total, "index updated");
@@ -125,4 +126,14 @@ pub fn library(dirs: &[PathBuf], budget: Duration) -> Result<Library, ExplorerEr
         modoai_archive::archive::Reader::open(d)?;
     }
     Ok(Library::new(dirs, budget))
+}
+
+/// The collections of `args` (any input; foreign ones indexed under `index_dir`), each input
+/// checked.
+pub fn collection_library(
+    args: &[CollectionArg],
+    index_dir: &std::path::Path,
+    budget: Duration,
+) -> Result<Library, crate::collection::CollectionError> {
+    Ok(Library::of(collections(args, index_dir)?, budget))
 }

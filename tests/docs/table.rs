@@ -339,6 +339,14 @@ pub(crate) const TABLE: &[Entry] = &[
         how: EXPLORER_SERVE,
     },
     Entry {
+        command: "cargo run -p modoai-explorer -- index --archive some-crawl/",
+        how: How::Peer {
+            script: "README.md",
+            words: &["cargo run -p modoai-explorer -- index --archive some-crawl/"],
+            runner: "tests/explorer/foreign.rs",
+        },
+    },
+    Entry {
         command: "cargo run -p modoai-explorer -- serve --archive my-archive --listen 127.0.0.1:8091 --config explorer.toml",
         how: How::Peer {
             script: "docs/explorer.md",

@@ -5,6 +5,7 @@
 mod capture;
 mod crash;
 mod docs;
+mod foreign;
 mod harvest;
 mod keys;
 mod manual;
@@ -205,15 +206,21 @@ pub(crate) struct Explorer {
 
 impl Explorer {
     pub(crate) fn start(archives: &[&Path], work: &Path, config: &str) -> Explorer {
+        let mut args = Vec::new();
+        for a in archives {
+            args.extend(["--archive", a.to_str().expect("a UTF-8 path")]);
+        }
+        Explorer::start_with(&args, work, config)
+    }
+
+    /// A server started with `args` (`--archive …` and other options of `serve`).
+    pub(crate) fn start_with(args: &[&str], work: &Path, config: &str) -> Explorer {
         let port = free_port();
         let config_path = work.join("explorer.toml");
         std::fs::write(&config_path, config).unwrap();
         let keys = work.join("keys.toml");
         let mut command = modoai_explorer();
-        command.arg("serve");
-        for a in archives {
-            command.arg("--archive").arg(a);
-        }
+        command.arg("serve").args(args);
         command
             .args(["--listen", &format!("127.0.0.1:{port}"), "--config"])
             .arg(&config_path)

@@ -7,7 +7,9 @@ use modoai_archive::facts::Facts;
 use modoai_archive::warc::read_record;
 use modoai_tools::ToolRunner;
 
-use super::{Capture, Findings, Planned, RecordAt};
+use modoai_archive::any::{open, BodyLimits};
+
+use super::{Capture, Findings, Foreign, Planned, RecordAt};
 use crate::extract::{
     inner_kind, keywords, language, pdf_text, text_of, title_of, Compression, TextKind,
     MAX_TEXT_INPUT,
@@ -26,10 +28,10 @@ pub fn crate_facts(dir: &std::path::Path, at: &RecordAt) -> Option<Facts> {
     Some(Facts::read(record.block))
 }
 
-/// Loads captures of one archive. Cheap to clone; one per worker thread.
+/// Loads captures of one archive (or foreign collection). Cheap to clone; one per worker thread.
 #[derive(Clone, Debug)]
 pub struct Loader<'a> {
-    reader: &'a Reader,
+    reader: Option<&'a Reader>,
     tools: ToolRunner,
     runtime: tokio::runtime::Handle,
 }
@@ -38,7 +40,16 @@ impl<'a> Loader<'a> {
     /// A loader reading `reader`'s archive, running `pdftotext` through `tools` on `runtime`.
     pub fn new(reader: &'a Reader, tools: ToolRunner, runtime: tokio::runtime::Handle) -> Self {
         Loader {
-            reader,
+            reader: Some(reader),
+            tools,
+            runtime,
+        }
+    }
+
+    /// A loader of foreign captures (their payloads read through their [`Foreign`] locations).
+    pub fn foreign(tools: ToolRunner, runtime: tokio::runtime::Handle) -> Loader<'static> {
+        Loader {
+            reader: None,
             tools,
             runtime,
         }
@@ -61,7 +72,11 @@ impl<'a> Loader<'a> {
         if let Some(at) = &capture.planned.crate_record {
             capture.findings = self.findings(at).unwrap_or_default();
         }
-        if let Err(e) = self.payload(&mut capture) {
+        let read = match capture.planned.foreign.clone() {
+            Some(foreign) => self.foreign_payload(&mut capture, &foreign),
+            None => self.payload(&mut capture),
+        };
+        if let Err(e) = read {
             if e.kind() == io::ErrorKind::NotFound {
                 return Err(e);
             }
@@ -75,8 +90,13 @@ impl<'a> Loader<'a> {
         Ok(capture)
     }
 
+    fn archive(&self) -> io::Result<&'a Reader> {
+        self.reader
+            .ok_or_else(|| io::Error::other("a capture of an archive given to a foreign loader"))
+    }
+
     fn resolved(&self, at: &RecordAt, mime: &str) -> io::Result<Resolved> {
-        let file = self.reader.warc_file(&at.file)?.ok_or_else(|| {
+        let file = self.archive()?.warc_file(&at.file)?.ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::NotFound,
                 format!("{} is not in the archive's warcs/", at.file),
@@ -93,7 +113,10 @@ impl<'a> Loader<'a> {
 
     fn payload(&self, capture: &mut Capture) -> io::Result<()> {
         let at = self.resolved(&capture.planned.record, &capture.planned.mime)?;
-        let mut record = self.reader.open_payload(&at).map_err(io::Error::other)?;
+        let mut record = self
+            .archive()?
+            .open_payload(&at)
+            .map_err(io::Error::other)?;
         if let Some(mime) = record.header("Content-Type") {
             capture.planned.mime = mime.split(';').next().unwrap_or(mime).trim().to_owned();
         }
@@ -101,10 +124,36 @@ impl<'a> Loader<'a> {
             .header("Content-Length")
             .and_then(|l| l.parse().ok())
             .unwrap_or_default();
+        self.extract(capture, &mut record.block)
+    }
+
+    /// Reads a foreign capture's payload through its location: the body decoded (chunked
+    /// transfer-coding, gzip/deflate/br content-coding), never the raw bytes. A revisit whose
+    /// original is nowhere has no payload to read.
+    fn foreign_payload(&self, capture: &mut Capture, foreign: &Foreign) -> io::Result<()> {
+        let Some(at) = &foreign.payload else {
+            return Ok(());
+        };
+        let opened = open(at)?;
+        let mime = match &opened.http {
+            Some(head) => head.mime(),
+            None => opened.fields.content_type.as_deref().map(bare_mime),
+        };
+        if let Some(mime) = mime.filter(|m| !m.is_empty()) {
+            capture.planned.mime = mime;
+        }
+        let head_len = opened.http.as_ref().map_or(0, |h| h.body_offset);
+        capture.size = opened.block_len.saturating_sub(head_len);
+        let mut body = opened
+            .body(&BodyLimits::default())
+            .map_err(io::Error::other)?;
+        self.extract(capture, &mut body)
+    }
+
+    /// Title and text of the payload `block`, by the capture's MIME type.
+    fn extract(&self, capture: &mut Capture, block: &mut dyn Read) -> io::Result<()> {
         if let Some(format) = Compression::of(&capture.planned.mime, &capture.planned.path) {
-            let bytes = format
-                .decompress(&mut record.block)
-                .map_err(io::Error::other)?;
+            let bytes = format.decompress(block).map_err(io::Error::other)?;
             let kind = inner_kind(&capture.planned.path, &bytes);
             (capture.title, capture.text) = text_of(kind, &bytes);
             return Ok(());
@@ -114,7 +163,7 @@ impl<'a> Loader<'a> {
             TextKind::Pdf if capture.size > MAX_PDF_INPUT => Ok(()),
             TextKind::Pdf => {
                 let mut file = tempfile::NamedTempFile::new()?;
-                io::copy(&mut record.block, &mut file)?;
+                io::copy(block, &mut file)?;
                 let text = self
                     .runtime
                     .block_on(pdf_text(&self.tools, file.path()))
@@ -124,11 +173,7 @@ impl<'a> Loader<'a> {
             }
             kind => {
                 let mut bytes = Vec::new();
-                record
-                    .block
-                    .by_ref()
-                    .take(MAX_TEXT_INPUT)
-                    .read_to_end(&mut bytes)?;
+                block.take(MAX_TEXT_INPUT).read_to_end(&mut bytes)?;
                 (capture.title, capture.text) = text_of(kind, &bytes);
                 Ok(())
             }
@@ -140,4 +185,14 @@ impl<'a> Loader<'a> {
         let record = read_record(&file.file, file.offset)?;
         Ok(Findings::of(&Facts::read(record.block)))
     }
+}
+
+/// A MIME type without parameters, lower case.
+fn bare_mime(value: &str) -> String {
+    value
+        .split(';')
+        .next()
+        .unwrap_or(value)
+        .trim()
+        .to_ascii_lowercase()
 }

@@ -3,12 +3,14 @@
 //! order); [`Loader::load`] reads their bytes and CRATE and extracts text and findings.
 
 mod findings;
+mod foreign;
 mod load;
 mod plan;
 mod pronom;
 mod record_at;
 
 pub use findings::{Findings, JhoveStatus, UnknownStatus};
+pub use foreign::{plan_record, revisit_of, Foreign, RevisitOf};
 pub use load::{crate_facts, Loader, MAX_PDF_INPUT};
 pub use plan::{capture_id, Planned, Planner};
 pub use pronom::{fido_findings, siegfried_findings};
@@ -21,7 +23,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 /// Whether a capture stored the bytes or refers to an identical earlier capture. Written, stored
-/// in the index and serialised as the WARC-Type (`resource`, `revisit`).
+/// in the index and serialised as the WARC-Type (`resource`, `revisit`, `response`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CaptureKind {
@@ -30,6 +32,8 @@ pub enum CaptureKind {
     Resource,
     /// A `revisit` record (identical payload digest): the bytes are in an earlier capture.
     Revisit,
+    /// A `response` record of a foreign input: an HTTP response, head and body.
+    Response,
 }
 
 impl CaptureKind {
@@ -38,6 +42,7 @@ impl CaptureKind {
         match self {
             CaptureKind::Resource => "resource",
             CaptureKind::Revisit => "revisit",
+            CaptureKind::Response => "response",
         }
     }
 }
@@ -50,7 +55,7 @@ impl fmt::Display for CaptureKind {
 
 /// A value that is neither `resource` nor `revisit`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0:?} is not a capture kind (resource, revisit)")]
+#[error("{0:?} is not a capture kind (resource, revisit, response)")]
 pub struct UnknownKind(String);
 
 impl FromStr for CaptureKind {
@@ -60,6 +65,7 @@ impl FromStr for CaptureKind {
         match s {
             "resource" => Ok(CaptureKind::Resource),
             "revisit" => Ok(CaptureKind::Revisit),
+            "response" => Ok(CaptureKind::Response),
             _ => Err(UnknownKind(s.to_owned())),
         }
     }

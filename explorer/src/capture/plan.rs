@@ -10,7 +10,7 @@ use sha1::{Digest, Sha1};
 use time::macros::format_description;
 use time::{OffsetDateTime, PrimitiveDateTime};
 
-use super::{CaptureKind, RecordAt};
+use super::{CaptureKind, Foreign, RecordAt};
 
 /// A capture as the ledger describes it.
 #[derive(Clone, Debug)]
@@ -51,6 +51,8 @@ pub struct Planned {
     pub record: RecordAt,
     /// The item's metadata XML record (the CRATE or DIDL without Base64), if there is one.
     pub crate_record: Option<RecordAt>,
+    /// For a capture of a foreign input: where its record and payload are, its HTTP status.
+    pub foreign: Option<Foreign>,
 }
 
 /// A capture id: the first 16 hex digits of the SHA-1 of `file:offset`. WARC file names are
@@ -127,6 +129,7 @@ impl<'a> Planner<'a> {
                 kind,
                 record: RecordAt::of(r),
                 crate_record: crate_record.clone(),
+                foreign: None,
             });
         }
         out
@@ -163,7 +166,7 @@ impl<'a> Planner<'a> {
 }
 
 /// The host (lower case) and path of a URL; for a URI that is no URL, no host and the URI.
-fn host_and_path(uri: &str) -> (String, String) {
+pub(crate) fn host_and_path(uri: &str) -> (String, String) {
     match url::Url::parse(uri) {
         Ok(u) if u.has_host() => (
             u.host_str().unwrap_or_default().to_ascii_lowercase(),

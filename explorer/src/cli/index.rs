@@ -9,22 +9,30 @@ use clap::Args;
 use super::progress::Bar;
 use modoai_cli::{usage, Exit};
 
-use super::{archives, tools};
-use crate::index::{build, BuildOptions};
-use crate::search::Library;
+use super::tools;
+use super::ForeignArgs;
+use crate::collection::CollectionArg;
+use crate::index::{build_collection, BuildOptions, BuildReport};
+use std::time::Duration;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:
   modoai-explorer index --archive my-archive
   modoai-explorer index --archive harvest-2025 --archive harvest-2026
+  modoai-explorer index --archive some-crawl/ --archive site=site.wacz
 
-The index is kept inside each archive (explorer-index/). Run it again after a harvest: it adds
-only the captures harvested since. A run killed at any moment is completed by the next one.")]
+A modoai archive keeps its index inside it (explorer-index/); every other input (a folder of
+WARC/ARC files, one such file, a WACZ) has its index in --index-dir, never inside the input.
+Run it again after a harvest or crawl: it reads only what was added since. A run killed at any
+moment is completed by the next one.")]
 pub(crate) struct IndexArgs {
-    /// An archive folder written by modoai-harvester (repeat for several).
-    #[arg(long, value_name = "DIR", required = true)]
-    archive: Vec<PathBuf>,
+    /// A collection: a modoai archive, a folder of WARC/ARC files, one such file or a WACZ;
+    /// NAME=PATH names it (repeat for several).
+    #[arg(long, value_name = "PATH", required = true)]
+    archive: Vec<CollectionArg>,
+    #[command(flatten)]
+    foreign: ForeignArgs,
     /// Captures between two commits (checkpoints).
     #[arg(long, value_name = "N", default_value_t = 50_000)]
     commit_every: usize,
@@ -34,7 +42,9 @@ pub(crate) struct IndexArgs {
 }
 
 pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
-    archives(&args.archive)?;
+    let library = args
+        .foreign
+        .library(&args.archive, Duration::from_secs(1))?;
     if args.commit_every == 0 {
         return Err(usage("--commit-every must be at least 1"));
     }
@@ -44,6 +54,7 @@ pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
         .build()?;
     let mut options = BuildOptions::new(tools(args.plugins.as_deref())?, runtime.handle().clone());
     options.commit_every = args.commit_every;
+    options.settle = args.foreign.settle();
     let cancel = std::sync::Arc::clone(&options.cancel);
     runtime.spawn(async move {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
@@ -51,11 +62,14 @@ pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
         tokio::select! { _ = tokio::signal::ctrl_c() => {}, _ = term.recv() => {} }
         cancel.store(true, Ordering::Relaxed);
     });
-    let library = Library::new(&args.archive, std::time::Duration::from_secs(1));
     let bar = Bar::new(quiet);
     for a in library.archives() {
-        let report = build(&a.dir, &a.name, &options, &bar)
+        let report = build_collection(&a.collection, &options, &bar)
             .with_context(|| format!("cannot index {}", a.dir.display()))?;
+        if let Some(read) = &report.read {
+            say_foreign(&a.name, &report, read);
+            continue;
+        }
         if !quiet {
             let rebuilt = if report.rebuilt {
                 " (the index was damaged and rebuilt)"
@@ -78,4 +92,55 @@ pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
         }
     }
     Ok(Exit::Done)
+}
+
+/// The summary of a foreign collection's run, on stderr (even with `--quiet`: it is the run's
+/// report of what was skipped): files, records, captures, revisits, unresolved revisits,
+/// skipped ranges with their reasons, digest mismatches.
+fn say_foreign(name: &str, report: &BuildReport, read: &modoai_archive::any::Summary) {
+    let skipped: u64 = read.skipped.values().map(|(n, _)| n).sum();
+    let reasons: Vec<String> = read
+        .skipped
+        .iter()
+        .map(|(reason, (n, bytes))| format!("{reason} {n} ({bytes} bytes)"))
+        .collect();
+    eprintln!(
+        "{name}: {} files, {} records, {} captures added ({} in the index), {} revisits, {} \
+         unresolved revisits, {skipped} skipped{}, {} digest mismatches",
+        read.files,
+        read.record_count(),
+        report.added,
+        report.total,
+        report.revisits,
+        report.unresolved,
+        match reasons.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", reasons.join(", ")),
+        },
+        read.digest_mismatches,
+    );
+    for skip in &read.skips {
+        eprintln!(
+            "{name}: skipped {} bytes of {} at {}: {}",
+            skip.bytes, skip.source, skip.start, skip.reason
+        );
+    }
+    for path in &report.not_read {
+        eprintln!(
+            "{name}: not read: {} (not *.warc, *.warc.gz, *.arc or *.arc.gz)",
+            path.display()
+        );
+    }
+    if read.waiting > 0 {
+        eprintln!(
+            "{name}: {} files still being written, left for the next run",
+            read.waiting
+        );
+    }
+    if report.problems > 0 {
+        eprintln!(
+            "{name}: {} captures without text (their payloads could not be read as text)",
+            report.problems
+        );
+    }
 }

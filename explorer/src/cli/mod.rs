@@ -135,13 +135,38 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     }
 }
 
-/// The archive folders given with `--archive`, each checked to be an archive.
-pub(crate) fn archives(dirs: &[PathBuf]) -> anyhow::Result<()> {
-    for d in dirs {
-        modoai_archive::archive::Reader::open(d)
-            .map_err(|e| usage(format!("--archive {}: {e}", d.display())))?;
+/// Where foreign collections keep their indexes, and when their files are read.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ForeignArgs {
+    /// The folder of the indexes of inputs that are not modoai archives, one folder per
+    /// collection (default: indexes/ in the explorer's state folder,
+    /// $XDG_STATE_HOME/modoai-explorer or ~/.local/state/modoai-explorer).
+    #[arg(long, value_name = "DIR")]
+    index_dir: Option<PathBuf>,
+    /// Seconds a WARC/ARC file must be unchanged before it is read (a crawler may still be
+    /// writing it); `*.open` files are never read.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    settle: u64,
+}
+
+impl ForeignArgs {
+    /// The collections of `args`, each input checked (a path that is none of the inputs is a
+    /// usage error that says what was expected).
+    pub(crate) fn library(
+        &self,
+        args: &[crate::collection::CollectionArg],
+        budget: std::time::Duration,
+    ) -> anyhow::Result<crate::search::Library> {
+        let index_dir =
+            (self.index_dir.clone()).unwrap_or_else(|| state::state_dir().join("indexes"));
+        crate::serve::collection_library(args, &index_dir, budget)
+            .map_err(|e| usage(format!("--archive: {e}")))
     }
-    Ok(())
+
+    /// How long files must be unchanged.
+    pub(crate) fn settle(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.settle)
+    }
 }
 
 /// The tool runner of `--plugins FILE` (its `[settings]`), or the defaults.

@@ -11,10 +11,11 @@ use clap::Args;
 use modoai_cli::Exit;
 
 use super::state::{key_file, keys_option, old_key_file_hint};
-use super::{archives, tools};
+use super::{tools, ForeignArgs};
+use crate::collection::CollectionArg;
 use crate::config::ServeConfig;
 use crate::index::BuildOptions;
-use crate::serve::{library, serve};
+use crate::serve::serve;
 use crate::web::AppState;
 
 #[derive(Debug, Args)]
@@ -29,9 +30,12 @@ Routes: the pages for people at / (search, facets, calendar, word cloud), /captu
 /timemap/link/URI, /timemap/json/URI, /timegate/URI, /memento/YYYYMMDDhhmmss/URI,
 /pwid/urn:pwid:… Stops on SIGTERM or Ctrl-C.")]
 pub(crate) struct ServeArgs {
-    /// An archive folder written by modoai-harvester (repeat for several).
-    #[arg(long, value_name = "DIR", required = true)]
-    archive: Vec<PathBuf>,
+    /// A collection: a modoai archive, a folder of WARC/ARC files, one such file or a WACZ;
+    /// NAME=PATH names it (repeat for several).
+    #[arg(long, value_name = "PATH", required = true)]
+    archive: Vec<CollectionArg>,
+    #[command(flatten)]
+    foreign: ForeignArgs,
     /// The address to listen on.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8091")]
     listen: SocketAddr,
@@ -48,7 +52,6 @@ pub(crate) struct ServeArgs {
 }
 
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
-    archives(&args.archive)?;
     let config = match &args.config {
         Some(p) => ServeConfig::load(p)?,
         None => ServeConfig::default(),
@@ -58,12 +61,13 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let library = Arc::new(library(&args.archive, config.budget())?);
+    let library = Arc::new(args.foreign.library(&args.archive, config.budget())?);
     let state = Arc::new(
         AppState::new(library, config.access.clone(), keys.clone())?.with_ui(config.ui.clone()),
     );
     let mut options = BuildOptions::new(tools(args.plugins.as_deref())?, runtime.handle().clone());
     options.commit_every = config.index.commit_every;
+    options.settle = args.foreign.settle();
     let refresh = Duration::from_secs(config.index.refresh_secs);
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.listen)
@@ -74,7 +78,7 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
             "modoai-explorer is serving {} at http://{addr}/",
             args.archive
                 .iter()
-                .map(|a| a.display().to_string())
+                .map(|a| a.path.display().to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
         );

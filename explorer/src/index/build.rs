@@ -37,10 +37,14 @@ pub struct BuildOptions {
     /// Set to stop at the next capture: what was added is committed, then
     /// [`ExplorerError::Interrupted`].
     pub cancel: Arc<AtomicBool>,
+    /// How long a foreign collection's file must be unchanged to be read (younger ones may
+    /// still be written: they wait for the next run).
+    pub settle: std::time::Duration,
 }
 
 impl BuildOptions {
-    /// Defaults: a commit every 50,000 captures, one reading thread per core, 256 MB.
+    /// Defaults: a commit every 50,000 captures, one reading thread per core, 256 MB, files
+    /// unchanged for 60 s.
     pub fn new(tools: ToolRunner, runtime: tokio::runtime::Handle) -> Self {
         BuildOptions {
             commit_every: 50_000,
@@ -49,6 +53,7 @@ impl BuildOptions {
             tools,
             runtime,
             cancel: Arc::new(AtomicBool::new(false)),
+            settle: std::time::Duration::from_secs(60),
         }
     }
 }
@@ -66,6 +71,17 @@ pub struct BuildReport {
     pub problems: u64,
     /// Deleted files added by this run.
     pub deletions: u64,
+    /// Revisits among the captures added (foreign collections).
+    pub revisits: u64,
+    /// Revisits added whose original was not found (indexed and flagged).
+    pub unresolved: u64,
+    /// Records read whose block or payload digest did not match (foreign collections).
+    pub digest_mismatches: u64,
+    /// What reading a foreign collection's files found this run (`None` for an archive).
+    pub read: Option<modoai_archive::any::Summary>,
+    /// Files of a foreign folder that are not read: their names are none of `*.warc`,
+    /// `*.warc.gz`, `*.arc`, `*.arc.gz` (the first 100).
+    pub not_read: Vec<std::path::PathBuf>,
 }
 
 /// Told how a build goes: ledger bytes done of the total, captures added.

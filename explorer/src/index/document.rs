@@ -4,7 +4,9 @@ use tantivy::{DateTime, TantivyDocument};
 use time::macros::format_description;
 
 use super::schema::{Fields, EXCERPT_CHARS};
-use crate::capture::Capture;
+use modoai_archive::any::Location;
+
+use crate::capture::{Capture, Foreign};
 
 /// A time as an index date. tantivy keeps nanoseconds in an i64, about 285 years either side
 /// of 1970: times beyond are the nearest end (before or after every capture), never an overflow.
@@ -78,7 +80,51 @@ pub fn document(f: &Fields, c: &Capture) -> TantivyDocument {
     for k in &c.keywords {
         d.add_text(f.keyword, k);
     }
+    if let Some(foreign) = &p.foreign {
+        add_foreign(&mut d, f, foreign);
+    }
     d
+}
+
+/// The fields only foreign captures have.
+fn add_foreign(d: &mut TantivyDocument, f: &Fields, foreign: &Foreign) {
+    let json = |l: &Location| serde_json::to_string(l).expect("a location serializes");
+    d.add_text(f.location, json(&foreign.location));
+    if let Some(at) = &foreign.payload {
+        d.add_text(f.payload_at, json(at));
+    }
+    if let Some(class) = foreign.status.and_then(status_class) {
+        d.add_text(f.status, class);
+    }
+    if let Some(to) = &foreign.redirect {
+        d.add_text(f.redirect, to);
+    }
+    if let Some(id) = &foreign.record_id {
+        d.add_text(f.record_id, id);
+    }
+    if foreign.digest_mismatch {
+        d.add_text(f.flag, DIGEST_MISMATCH);
+    }
+    if foreign.is_unresolved() {
+        d.add_text(f.flag, UNRESOLVED_REVISIT);
+    }
+}
+
+/// The flag of a capture whose payload digest did not match.
+pub const DIGEST_MISMATCH: &str = "digest-mismatch";
+/// The flag of a revisit whose original was not found.
+pub const UNRESOLVED_REVISIT: &str = "unresolved-revisit";
+
+/// `2xx`, `3xx`, `4xx`, `5xx` (or `1xx`) of an HTTP status; none outside 100–599.
+pub fn status_class(status: u16) -> Option<&'static str> {
+    Some(match status {
+        100..=199 => "1xx",
+        200..=299 => "2xx",
+        300..=399 => "3xx",
+        400..=499 => "4xx",
+        500..=599 => "5xx",
+        _ => return None,
+    })
 }
 
 /// Each set and every set above it (`a:b:c` is in `a:b` and `a`, OAI-PMH §2.7.2), once: a
@@ -94,6 +140,14 @@ fn with_ancestors(sets: &[String]) -> std::collections::BTreeSet<&str> {
 
 #[cfg(test)]
 mod set_tests {
+    #[test]
+    fn statuses_have_their_class() {
+        assert_eq!(super::status_class(200), Some("2xx"));
+        assert_eq!(super::status_class(304), Some("3xx"));
+        assert_eq!(super::status_class(599), Some("5xx"));
+        assert_eq!(super::status_class(0), None);
+    }
+
     #[test]
     fn a_set_brings_its_ancestors_once() {
         let sets = ["path:docs:reports", "mime", "mime:text", "conf:2019"].map(String::from);

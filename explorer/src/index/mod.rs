@@ -6,9 +6,13 @@
 mod analyzer;
 mod build;
 mod document;
+mod files;
 mod fold;
+mod foreign;
 mod gone;
+mod reading;
 mod reads;
+mod resolve;
 mod schema;
 mod segment;
 mod store;
@@ -18,8 +22,10 @@ pub use analyzer::{
     WordsOnlyTokenizer, TEXT_ANALYZER, WORDS_ANALYZER,
 };
 pub use build::{build, BuildOptions, BuildReport, Progress};
-pub use document::{date_value, document};
+pub use document::{date_value, document, status_class, DIGEST_MISMATCH, UNRESOLVED_REVISIT};
+pub use files::{FileRead, FilesCheckpoint};
 pub use fold::{fold, Fold, FoldStream, FoldTokenizer};
+pub use foreign::{build_collection, build_foreign};
 pub use gone::{read_gone, Gone, GoneWriter, DELETIONS_FILE};
 pub use schema::{Fields, EXCERPT_CHARS, SCHEMA_VERSION};
 pub use segment::{Scripts, ScriptsStream};

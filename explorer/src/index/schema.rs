@@ -8,7 +8,7 @@ use tantivy::schema::{
 use super::analyzer::{TEXT_ANALYZER, WORDS_ANALYZER};
 
 /// Bumped when the fields change: an index of another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Characters of the text stored for snippets (the whole text is indexed).
 pub const EXCERPT_CHARS: usize = 4096;
@@ -92,6 +92,18 @@ pub struct Fields {
     pub keyword: Field,
     /// Why text extraction failed.
     pub problem: Field,
+    /// HTTP status class (`2xx` … `5xx`) of a foreign `response` or `revisit`, a facet.
+    pub status: Field,
+    /// Where a redirect points (stored).
+    pub redirect: Field,
+    /// A foreign capture's record location (the reader's `Location`, JSON; stored).
+    pub location: Field,
+    /// Where a foreign capture's payload is (its own record, or a revisit's original; JSON).
+    pub payload_at: Field,
+    /// `WARC-Record-ID` of a foreign capture (exact): revisits find their original by it.
+    pub record_id: Field,
+    /// What is wrong with a capture (`digest-mismatch`, `unresolved-revisit`), a facet.
+    pub flag: Field,
 }
 
 impl Fields {
@@ -151,10 +163,16 @@ impl Fields {
             format: b.add_text_field("format", STRING | STORED),
             jhove: b.add_text_field("jhove", facet.clone()),
             exif_date: b.add_text_field("exif_date", STORED),
-            camera: b.add_text_field("camera", facet),
+            camera: b.add_text_field("camera", facet.clone()),
             gps: b.add_text_field("gps", STORED),
             keyword: b.add_text_field("keyword", STRING | FAST),
             problem: b.add_text_field("problem", STORED),
+            status: b.add_text_field("status", facet.clone()),
+            redirect: b.add_text_field("redirect", STORED),
+            location: b.add_text_field("location", STORED),
+            payload_at: b.add_text_field("payload_at", STORED),
+            record_id: b.add_text_field("record_id", STRING | STORED),
+            flag: b.add_text_field("flag", facet.clone()),
         };
         (b.build(), fields)
     }

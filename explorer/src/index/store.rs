@@ -48,18 +48,28 @@ impl ArchiveIndex {
     /// Opens the archive's index, or `None` when it has none yet (never indexed, or a first
     /// indexing that has not committed).
     pub fn open(archive: &Path) -> Result<Option<ArchiveIndex>, ExplorerError> {
-        Self::open_in(archive, false)
+        Self::open_in(&Self::path_of(archive), false)
+    }
+
+    /// Opens the index in the folder `path` (wherever it is), as [`ArchiveIndex::open`] does.
+    pub fn open_at(path: &Path) -> Result<Option<ArchiveIndex>, ExplorerError> {
+        Self::open_in(path, false)
     }
 
     /// Opens the archive's index to search it, as [`ArchiveIndex::open`] does, with its
     /// document store read rather than mapped in memory, so that the stored documents of hits
     /// do not stay in the server's resident memory.
     pub fn open_for_search(archive: &Path) -> Result<Option<ArchiveIndex>, ExplorerError> {
-        Self::open_in(archive, true)
+        Self::open_in(&Self::path_of(archive), true)
     }
 
-    fn open_in(archive: &Path, search: bool) -> Result<Option<ArchiveIndex>, ExplorerError> {
-        let path = Self::path_of(archive);
+    /// Opens the index in the folder `path` to search it, as [`ArchiveIndex::open_for_search`].
+    pub fn open_for_search_at(path: &Path) -> Result<Option<ArchiveIndex>, ExplorerError> {
+        Self::open_in(path, true)
+    }
+
+    fn open_in(path: &Path, search: bool) -> Result<Option<ArchiveIndex>, ExplorerError> {
+        let path = path.to_owned();
         if !path.join("meta.json").exists() {
             return Ok(None);
         }
@@ -96,12 +106,17 @@ impl ArchiveIndex {
     /// next [`super::build`] fills from the archive) when it cannot be opened: damaged files, or
     /// built by another version. The second value says whether it was rebuilt.
     pub fn open_or_create(archive: &Path) -> Result<(ArchiveIndex, bool), ExplorerError> {
-        match Self::open(archive) {
+        Self::open_or_create_at(&Self::path_of(archive))
+    }
+
+    /// [`ArchiveIndex::open_or_create`] for the index in the folder `path`.
+    pub fn open_or_create_at(path: &Path) -> Result<(ArchiveIndex, bool), ExplorerError> {
+        match Self::open_at(path) {
             Ok(Some(index)) => Ok((index, false)),
-            Ok(None) => Ok((Self::create(archive)?, false)),
+            Ok(None) => Ok((Self::create_at(path)?, false)),
             Err(e @ ExplorerError::Index { .. }) => {
                 tracing::warn!(error = %e, "the index cannot be used; rebuilding it from the archive");
-                Ok((Self::create(archive)?, true))
+                Ok((Self::create_at(path)?, true))
             }
             Err(e) => Err(e),
         }
@@ -109,7 +124,12 @@ impl ArchiveIndex {
 
     /// A new, empty index (whatever was in its folder is removed).
     pub fn create(archive: &Path) -> Result<ArchiveIndex, ExplorerError> {
-        let path = Self::path_of(archive);
+        Self::create_at(&Self::path_of(archive))
+    }
+
+    /// A new, empty index in the folder `path` (whatever was in it is removed).
+    pub fn create_at(path: &Path) -> Result<ArchiveIndex, ExplorerError> {
+        let path = path.to_owned();
         if path.exists() {
             fs::remove_dir_all(&path).map_err(ExplorerError::io(&path))?;
         }

@@ -15,6 +15,7 @@
 //! rewriting replay.
 
 pub(crate) mod datetime;
+mod foreign;
 mod payload;
 mod pwid;
 mod routes;

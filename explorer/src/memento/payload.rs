@@ -28,10 +28,13 @@ use crate::web::AppError;
 const SANDBOX: &str = "sandbox allow-scripts allow-forms allow-popups";
 
 /// Bytes per frame of a memento's body.
-const FRAME: usize = 64 * 1024;
+pub(super) const FRAME: usize = 64 * 1024;
 
 /// The payload of `m`, in the archive at `dir`, as a response.
 pub(super) async fn payload(dir: PathBuf, m: Memento) -> Result<Response, AppError> {
+    if let Some(at) = m.foreign {
+        return super::foreign::foreign_payload(at).await;
+    }
     let (tx, rx) = tokio::sync::mpsc::channel::<std::io::Result<Bytes>>(4);
     let (head_tx, head_rx) = tokio::sync::oneshot::channel();
     tokio::task::spawn_blocking(move || {
@@ -84,19 +87,24 @@ pub(super) async fn payload(dir: PathBuf, m: Memento) -> Result<Response, AppErr
     if let Ok(v) = HeaderValue::from_str(&len) {
         h.insert(header::CONTENT_LENGTH, v);
     }
+    sandboxed(h, &mime);
+    Ok(r)
+}
+
+/// Adds the headers every memento has: `nosniff`, and the sandbox unless it is a PDF.
+pub(super) fn sandboxed(h: &mut axum::http::HeaderMap, mime: &str) {
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
     // Chromium's and Firefox's PDF viewers refuse to show a document in a sandbox; a PDF's
     // scripts run in the viewer's own isolation, never in the page's origin.
-    if !is_pdf(&mime) {
+    if !is_pdf(mime) {
         h.insert(
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(SANDBOX),
         );
     }
-    Ok(r)
 }
 
 /// Whether a `Content-Type` value names a PDF.

@@ -31,7 +31,7 @@ pub(super) async fn pwid(
         .run(move |s, who| {
             let scope = who.scope();
             let held: Vec<usize> = (s.library.archives().iter().enumerate())
-                .filter(|(_, a)| scope.admits(Facet::Archive, &a.name) && has_id(&a.dir, &id))
+                .filter(|(_, a)| scope.admits(Facet::Archive, &a.name) && has_id(a, &id))
                 .map(|(i, _)| i)
                 .collect();
             let all = match held.is_empty() {
@@ -74,8 +74,13 @@ pub(super) async fn pwid(
     })
 }
 
-fn has_id(dir: &std::path::Path, id: &str) -> bool {
-    let reader = Reader::open(dir).ok();
+/// Whether the collection `a` has the archive id `id`: a modoai archive's own, or a foreign
+/// collection's name.
+fn has_id(a: &crate::search::Served, id: &str) -> bool {
+    if !a.collection.is_archive() {
+        return a.name == id;
+    }
+    let reader = Reader::open(&a.dir).ok();
     reader.and_then(|r| r.archive_id().map(|i| i == id)) == Some(true)
 }
 

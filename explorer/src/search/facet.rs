@@ -36,10 +36,15 @@ pub enum Facet {
     Kind,
     /// Payload SHA-1 (Base32).
     Sha1,
+    /// HTTP status class of a foreign capture: `2xx`, `3xx`, `4xx`, `5xx` (none for a
+    /// `resource`).
+    Status,
+    /// What is wrong with a capture: `digest-mismatch`, `unresolved-revisit`.
+    Flag,
 }
 
 /// Every facet, in the order answers list them.
-pub const ALL: [Facet; 15] = [
+pub const ALL: [Facet; 17] = [
     Facet::Year,
     Facet::Month,
     Facet::Day,
@@ -55,6 +60,8 @@ pub const ALL: [Facet; 15] = [
     Facet::Camera,
     Facet::Kind,
     Facet::Sha1,
+    Facet::Status,
+    Facet::Flag,
 ];
 
 /// The facets counted when a search names none.
@@ -89,6 +96,8 @@ impl Facet {
             Facet::Camera => "camera",
             Facet::Kind => "kind",
             Facet::Sha1 => "sha1",
+            Facet::Status => "status",
+            Facet::Flag => "flag",
         }
     }
 

@@ -7,6 +7,8 @@ use tantivy::TantivyDocument;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
+use modoai_archive::any::Location;
+
 use crate::capture::{CaptureKind, JhoveStatus, RecordAt};
 use crate::index::Fields;
 
@@ -78,6 +80,15 @@ pub struct Item {
     /// Captures of the same bytes in scope (with `group=sha1`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub copies: Option<u64>,
+    /// HTTP status class of a foreign capture (`2xx` … `5xx`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Where a redirect points.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redirect: Option<String>,
+    /// What is wrong with the capture (`digest-mismatch`, `unresolved-revisit`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
 }
 
 /// Where the capture's records are.
@@ -91,10 +102,19 @@ pub struct Stored {
     pub problem: Option<String>,
     /// The stored excerpt of the text.
     pub excerpt: String,
+    /// A foreign capture's record, as the reader located it.
+    pub location: Option<Location>,
+    /// Where a foreign capture's payload is (its record, or a revisit's original).
+    pub payload_at: Option<Location>,
 }
 
 fn text(doc: &TantivyDocument, f: Field) -> Option<String> {
     doc.get_first(f).and_then(|v| v.as_str()).map(str::to_owned)
+}
+
+/// A stored location (JSON of the reader's `Location`).
+fn located(doc: &TantivyDocument, f: Field) -> Option<Location> {
+    serde_json::from_str(&text(doc, f)?).ok()
 }
 
 fn num(doc: &TantivyDocument, f: Field) -> u64 {
@@ -146,6 +166,13 @@ impl Item {
             snippet: None,
             score: None,
             copies: None,
+            status: text(doc, f.status),
+            redirect: text(doc, f.redirect),
+            flags: doc
+                .get_all(f.flag)
+                .filter_map(|v| v.as_str())
+                .map(str::to_owned)
+                .collect(),
         }
     }
 }
@@ -162,6 +189,8 @@ impl Stored {
             crate_at: text(doc, f.crate_at).and_then(|at| at.parse().ok()),
             problem: text(doc, f.problem),
             excerpt: text(doc, f.excerpt).unwrap_or_default(),
+            location: located(doc, f.location),
+            payload_at: located(doc, f.payload_at),
         }
     }
 }

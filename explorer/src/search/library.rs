@@ -19,6 +19,7 @@ use super::query::build;
 use super::scope::Scope;
 use super::snippet::Snippets;
 use super::text::QueryError;
+use crate::collection::{unique, Collection};
 use crate::index::{ArchiveIndex, Fields};
 use crate::ExplorerError;
 
@@ -48,13 +49,15 @@ pub enum SearchError {
     Unreadable(String),
 }
 
-/// One archive served.
+/// One archive (collection) served.
 #[derive(Debug)]
 pub struct Served {
-    /// Its name (the folder's name, made unique).
+    /// Its name (the folder's name, made unique, or the name given).
     pub name: String,
-    /// Its folder.
+    /// Its folder (or file, for a WARC, ARC or WACZ file).
     pub dir: PathBuf,
+    /// What it is, and where its index is.
+    pub collection: Collection,
     opened: RwLock<Option<Opened>>,
 }
 
@@ -76,7 +79,7 @@ impl Served {
     /// Opens (again) the archive's index after a build; a missing or damaged one leaves it
     /// unready.
     pub fn reopen(&self) -> Result<(), ExplorerError> {
-        let opened = match ArchiveIndex::open_for_search(&self.dir)? {
+        let opened = match ArchiveIndex::open_for_search_at(&self.collection.index)? {
             None => None,
             Some(index) => {
                 let reader = index
@@ -140,21 +143,22 @@ impl Library {
     /// have the same name); searches stop collecting after `budget`.
     pub fn new(dirs: &[PathBuf], budget: Duration) -> Library {
         let mut names: HashSet<String> = HashSet::new();
-        let archives = dirs
+        let collections = dirs
             .iter()
-            .map(|dir| {
-                let base = archive_name(dir);
-                let mut name = base.clone();
-                let mut n = 1;
-                while !names.insert(name.clone()) {
-                    n += 1;
-                    name = format!("{base}-{n}");
-                }
-                Served {
-                    name,
-                    dir: dir.clone(),
-                    opened: RwLock::new(None),
-                }
+            .map(|dir| Collection::archive(dir, unique(&mut names, &archive_name(dir))))
+            .collect();
+        Library::of(collections, budget)
+    }
+
+    /// The collections `collections` (named and placed by [`crate::collection::collections`]).
+    pub fn of(collections: Vec<Collection>, budget: Duration) -> Library {
+        let archives = collections
+            .into_iter()
+            .map(|c| Served {
+                name: c.name.clone(),
+                dir: c.input.path().to_owned(),
+                collection: c,
+                opened: RwLock::new(None),
             })
             .collect();
         Library { archives, budget }

@@ -1,6 +1,7 @@
 //! The mementos of a URI-R: from each archive's CDXJ index by SURT key (as pywb finds them) when
 //! the caller may see everything, else from the search index within the caller's scope.
 
+use modoai_archive::any::{Framing, Location};
 use modoai_archive::archive::{Reader, Written};
 use modoai_archive::cdxj::{CdxjIndex, CdxjLine};
 use modoai_archive::surt::surt;
@@ -27,6 +28,17 @@ pub struct Memento {
     pub archive: usize,
     /// Its payload record.
     pub record: RecordAt,
+    /// A capture of a foreign collection: its record and where its payload is.
+    pub foreign: Option<ForeignAt>,
+}
+
+/// Where a foreign memento's records are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForeignAt {
+    /// Its own record (a response, resource or revisit).
+    pub record: Location,
+    /// The record holding its payload (a revisit's original); `None` when it was not found.
+    pub payload: Option<Location>,
 }
 
 /// Why the mementos of a URI-R cannot be listed.
@@ -57,30 +69,52 @@ pub enum MementoError {
 /// Mementos of `uri` in `scope`, oldest first.
 pub fn mementos(library: &Library, uri: &str, scope: &Scope) -> Result<Vec<Memento>, MementoError> {
     let mut out = if scope.is_all() {
-        from_cdxj(library, uri)?
+        // Foreign collections have no CDXJ index: their captures come from their search index.
+        let mut all = from_cdxj(library, uri)?;
+        let foreign = |i: usize| !library.archives()[i].collection.is_archive();
+        all.extend(
+            from_index(library, uri, scope)?
+                .into_iter()
+                .filter(|m| foreign(m.archive)),
+        );
+        all
     } else {
-        library
-            .captures_at(uri, scope, MAX_MEMENTOS)?
-            .into_iter()
-            .filter_map(|(archive, item, stored)| {
-                Some(Memento {
-                    time: parse_timestamp14(&item.timestamp)?,
-                    timestamp: item.timestamp,
-                    url: item.url,
-                    archive,
-                    record: stored.record,
-                })
-            })
-            .collect()
+        from_index(library, uri, scope)?
     };
     out.sort_by(|a, b| (&a.timestamp, place(a)).cmp(&(&b.timestamp, place(b))));
     out.dedup_by(|a, b| place(a) == place(b));
     Ok(out)
 }
 
+/// The mementos of `uri` in the search indexes within `scope`.
+fn from_index(library: &Library, uri: &str, scope: &Scope) -> Result<Vec<Memento>, MementoError> {
+    Ok(library
+        .captures_at(uri, scope, MAX_MEMENTOS)?
+        .into_iter()
+        .filter_map(|(archive, item, stored)| {
+            Some(Memento {
+                time: parse_timestamp14(&item.timestamp)?,
+                timestamp: item.timestamp,
+                url: item.url,
+                archive,
+                record: stored.record,
+                foreign: stored.location.map(|record| ForeignAt {
+                    record,
+                    payload: stored.payload_at,
+                }),
+            })
+        })
+        .collect())
+}
+
 /// Which record a memento is: the same one may be found twice (in the index and unindexed).
-fn place(m: &Memento) -> (usize, &str, u64) {
-    (m.archive, &m.record.file, m.record.offset)
+/// Records of one gzip stream share their offset and differ in where they start inside it.
+fn place(m: &Memento) -> (usize, &str, u64, u64) {
+    let skip = match m.foreign.as_ref().map(|f| f.record.framing) {
+        Some(Framing::GzipStream { skip }) => skip,
+        _ => 0,
+    };
+    (m.archive, &m.record.file, m.record.offset, skip)
 }
 
 fn from_cdxj(library: &Library, uri: &str) -> Result<Vec<Memento>, MementoError> {
@@ -90,6 +124,10 @@ fn from_cdxj(library: &Library, uri: &str) -> Result<Vec<Memento>, MementoError>
     })?;
     let mut out = Vec::new();
     for (i, a) in library.archives().iter().enumerate() {
+        // A foreign collection has no CDXJ index: its captures are found in its index only.
+        if !a.collection.is_archive() {
+            continue;
+        }
         let unreadable = |e: &dyn std::fmt::Display| MementoError::Unreadable {
             archive: a.name.clone(),
             reason: e.to_string(),
@@ -124,6 +162,7 @@ fn memento(archive: usize, l: &CdxjLine) -> Option<Memento> {
             offset: l.get("offset")?.parse().ok()?,
             length: l.get("length")?.parse().ok()?,
         },
+        foreign: None,
     })
 }
 

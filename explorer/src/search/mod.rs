@@ -25,7 +25,7 @@ pub use item::{Item, Stored};
 pub use library::{Library, SearchError, Served};
 pub use lookup::SAME_BYTES;
 pub use mementos::{
-    closest, mementos, nearest, parse_timestamp14, Memento, MementoError, MAX_MEMENTOS,
+    closest, mementos, nearest, parse_timestamp14, ForeignAt, Memento, MementoError, MAX_MEMENTOS,
 };
 pub use page::{FacetValue, Page, Terms, Word};
 pub use params::{date, SearchParams, Sort, MAX_SIZE, MAX_WINDOW};

@@ -131,5 +131,7 @@ pub fn field(f: &Fields, facet: Facet) -> Field {
         Facet::Camera => f.camera,
         Facet::Kind => f.kind,
         Facet::Sha1 => f.sha1,
+        Facet::Status => f.status,
+        Facet::Flag => f.flag,
     }
 }

@@ -166,6 +166,9 @@ fn fields(item: &Item, stored: &Stored) -> Markup {
             tr { th { "endpoint" } td { a href=(narrow(Facet::Endpoint, &item.endpoint)) { (item.endpoint) } } }
             tr { th { "harvest" } td { (item.harvest) } }
             tr { th { "archive" } td { (item.archive) } }
+            @if let Some(c) = &item.status { tr { th { "HTTP status" } td { a href=(narrow(Facet::Status, c)) { (c) } } } }
+            @if let Some(to) = &item.redirect { tr { th { "redirects to" } td.mono { (to) } } }
+            @for flag in &item.flags { tr { th { "problem" } td { a href=(narrow(Facet::Flag, flag)) { (flag) } } } }
             tr { th { "WARC record" } td.mono { (item.kind) " in " (stored.record.file) " at " (stored.record.offset) } }
             @if let Some(p) = &stored.problem { tr { th { "text" } td { "not extracted: " (p) } } }
         }

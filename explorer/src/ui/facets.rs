@@ -8,7 +8,7 @@ use super::query::Query;
 use crate::search::{Facet, FacetValue, Page};
 
 /// The facets of the sidebar (the calendar's are drawn by `calendar.rs`).
-pub(super) const SIDEBAR: [Facet; 10] = [
+pub(super) const SIDEBAR: [Facet; 12] = [
     Facet::Host,
     Facet::Mime,
     Facet::Puid,
@@ -18,6 +18,8 @@ pub(super) const SIDEBAR: [Facet; 10] = [
     Facet::Endpoint,
     Facet::Harvest,
     Facet::Archive,
+    Facet::Status,
+    Facet::Flag,
     Facet::Camera,
 ];
 

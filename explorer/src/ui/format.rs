@@ -64,10 +64,12 @@ pub(super) fn facet_label(f: Facet) -> &'static str {
         Facet::Lang => "Language",
         Facet::Endpoint => "Endpoint",
         Facet::Harvest => "Harvest",
-        Facet::Archive => "Archive",
+        Facet::Archive => "Collection",
         Facet::Camera => "Camera",
         Facet::Kind => "Record",
         Facet::Sha1 => "SHA-1",
+        Facet::Status => "HTTP status",
+        Facet::Flag => "Problems",
     }
 }
 

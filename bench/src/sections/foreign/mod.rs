@@ -2,7 +2,7 @@
 //! (`modoai_archive::any::Records`) and indexed by `modoai-explorer index --archive`, each next to
 //! `cdxj-indexer` writing only a URL index of the same file, and the explorer's peak memory.
 //!
-//! Until the explorer accepts foreign inputs, its rows are left out with the reason on stderr; the
+//! When the explorer cannot index the WARC, its rows are left out with the reason on stderr; the
 //! reader's row and the rest of the bench still run.
 
 mod crawl;
@@ -111,7 +111,8 @@ fn reader(ctx: &Ctx, warc: &Path, records: u64, peer_secs: f64) -> anyhow::Resul
     )))
 }
 
-/// `modoai-explorer index --archive WARC --index-dir DIR`: median seconds and peak MiB.
+/// `modoai-explorer index --archive WARC --index-dir DIR --settle 0`: median seconds and peak
+/// MiB.
 fn explorer_index(ctx: &Ctx, warc: &Path, dir: &Path) -> anyhow::Result<(f64, f64)> {
     let (mut secs, mut peaks) = (Vec::new(), Vec::new());
     for run in 0..=ctx.runs {
@@ -123,6 +124,8 @@ fn explorer_index(ctx: &Ctx, warc: &Path, dir: &Path) -> anyhow::Result<(f64, f6
             .arg(warc)
             .arg("--index-dir")
             .arg(&index)
+            // The WARC was just written: read it now rather than wait for it to settle.
+            .args(["--settle", "0"])
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log)?);
         let (status, took, peak) = Proc::spawn("modoai-explorer", &mut cmd)?.wait_peak()?;
