@@ -12,7 +12,7 @@ use integration_tests::http::MARGIN;
 use integration_tests::process::{in_private_mount_namespace, modoai_explorer, signal, Running};
 use integration_tests::python::venv_python;
 use integration_tests::repo_root;
-use nix::sys::signal::Signal;
+use rustix::process::Signal;
 
 use super::{enc, work_dir, Explorer};
 
@@ -318,7 +318,7 @@ fn a_killed_foreign_indexing_is_completed_by_the_next_run_with_every_capture_onc
         child.0.try_wait().unwrap().is_none(),
         "still indexing when killed"
     );
-    signal(child.0.id(), Signal::SIGKILL);
+    signal(child.0.id(), Signal::KILL);
     assert_eq!(child.0.wait().unwrap().code(), None, "killed by the signal");
     let before = committed(&indexes.join("crawl"));
     assert!(before < 400, "killed before the end ({before})");
