@@ -75,6 +75,13 @@ impl<'a> Loader<'a> {
         Ok(capture)
     }
 
+    /// Copies the payload of `planned` (its bytes as archived) to `to`; the bytes copied.
+    pub fn copy_payload(&self, planned: &Planned, to: &mut dyn io::Write) -> io::Result<u64> {
+        let at = self.resolved(&planned.record, &planned.mime)?;
+        let mut record = self.reader.open_payload(&at).map_err(io::Error::other)?;
+        io::copy(&mut record.block, to)
+    }
+
     fn resolved(&self, at: &RecordAt, mime: &str) -> io::Result<Resolved> {
         let file = self.reader.warc_file(&at.file)?.ok_or_else(|| {
             io::Error::new(

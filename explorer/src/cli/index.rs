@@ -9,7 +9,9 @@ use clap::Args;
 use super::progress::Bar;
 use modoai_cli::{usage, Exit};
 
+use super::state::state_dir;
 use super::{archives, tools};
+use crate::identify::Identifier;
 use crate::index::{build, BuildOptions};
 use crate::search::Library;
 
@@ -44,6 +46,7 @@ pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
         .build()?;
     let mut options = BuildOptions::new(tools(args.plugins.as_deref())?, runtime.handle().clone());
     options.commit_every = args.commit_every;
+    options.identify = identifier(runtime.handle(), quiet);
     let cancel = std::sync::Arc::clone(&options.cancel);
     runtime.spawn(async move {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
@@ -77,5 +80,34 @@ pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
             }
         }
     }
+    if let (Some(id), false) = (&options.identify, quiet) {
+        let counts = id.counts();
+        eprintln!(
+            "identification: {} payloads from the cache, {} identified by Siegfried ({} processes \
+             started; cache {})",
+            counts.cached,
+            counts.run,
+            id.processes_started(),
+            id.cache_dir().display()
+        );
+    }
+    if let Some(id) = &options.identify {
+        id.shutdown();
+    }
     Ok(Exit::Done)
+}
+
+/// Siegfried for the captures without a format, its cache in the state folder; none, with one
+/// warning, when it is not installed.
+fn identifier(runtime: &tokio::runtime::Handle, quiet: bool) -> Option<Identifier> {
+    match Identifier::siegfried(&state_dir(), runtime.clone()) {
+        Ok(id) => Some(id),
+        Err(e) => {
+            if !quiet {
+                eprintln!("warning: {e}; captures without a CRATE are indexed without a format");
+            }
+            tracing::warn!(error = %e, "formats are not identified");
+            None
+        }
+    }
 }
