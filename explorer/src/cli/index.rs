@@ -33,6 +33,9 @@ pub(crate) struct IndexArgs {
     /// A plugins.toml whose [settings] (isolation, timeout) pdftotext runs with.
     #[arg(long, value_name = "FILE")]
     plugins: Option<PathBuf>,
+    /// Do not identify the format of captures without a CRATE (Siegfried, by default).
+    #[arg(long)]
+    no_identify: bool,
 }
 
 pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
@@ -46,7 +49,9 @@ pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
         .build()?;
     let mut options = BuildOptions::new(tools(args.plugins.as_deref())?, runtime.handle().clone());
     options.commit_every = args.commit_every;
-    options.identify = identifier(runtime.handle(), quiet);
+    if !args.no_identify {
+        options.identify = identifier(runtime.handle(), quiet);
+    }
     let cancel = std::sync::Arc::clone(&options.cancel);
     runtime.spawn(async move {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
