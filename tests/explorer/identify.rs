@@ -106,6 +106,34 @@ fn captures_without_a_crate_are_identified_once_per_payload() {
     let id = list["data"][0]["id"].as_str().unwrap().to_owned();
     let c = e.get_ready(&format!("/api/v1/capture/{id}"), None).json();
     assert_eq!(c["capture"]["puid"], "fmt/43", "{c}");
+    // Where the format came from, in the API and on the capture page.
+    let source = c["capture"]["source"].as_str().unwrap_or_default();
+    assert!(
+        source.starts_with("explorer, indexed ") && source.contains(", siegfried 1."),
+        "{c}"
+    );
+    let page = e.get_ready(&format!("/capture/{id}"), None).body;
+    assert!(
+        page.contains("findings from") && page.contains("explorer, indexed "),
+        "{page}"
+    );
+}
+
+#[test]
+fn findings_of_a_crate_say_they_came_from_the_crate() {
+    let e = super::shared_explorer("identify-crate", true);
+    let url = format!("{}images/sunset.jpg", super::harvested().base);
+    let list = e
+        .get_ready(&format!("/api/v1/captures?url={}", enc(&url)), None)
+        .json();
+    let id = list["data"][0]["id"].as_str().unwrap().to_owned();
+    let c = e.get_ready(&format!("/api/v1/capture/{id}"), None).json();
+    let source = c["capture"]["source"].as_str().unwrap_or_default();
+    assert!(source.starts_with("CRATE, harvested 20"), "{c}");
+    assert!(
+        !source.contains("explorer"),
+        "Siegfried's CRATE answer is kept: {c}"
+    );
 }
 
 #[test]

@@ -60,6 +60,11 @@ impl<'a> Loader<'a> {
         };
         if let Some(at) = &capture.planned.crate_record {
             capture.findings = self.findings(at).unwrap_or_default();
+            // An `oai_didl` item's metadata record has no tool output: no findings to source.
+            if capture.findings != Findings::default() {
+                let harvested = capture.planned.time.date();
+                capture.findings.source = Some(format!("CRATE, harvested {harvested}"));
+            }
         }
         if let Err(e) = self.payload(&mut capture) {
             if e.kind() == io::ErrorKind::NotFound {

@@ -6,7 +6,7 @@ use std::io::Write as _;
 
 use sha1::{Digest as _, Sha1};
 
-use super::{Identified, Identifier, Payload};
+use super::{Identifier, Payload};
 use crate::capture::{Capture, Loader};
 
 /// Captures without a format gathered before Siegfried runs on them: the batch its runner takes
@@ -130,10 +130,16 @@ fn identify(identifier: &Identifier, loader: &Loader<'_>, captures: &mut [&mut C
         }
     }
     let found = identifier.identify(&payloads);
+    let today = time::OffsetDateTime::now_utc().date();
     for (c, i) in captures.iter_mut().zip(of_capture) {
-        if let Some(Some(Identified { puid, format, .. })) = i.map(|i| &found[i]) {
-            c.findings.puid = Some(puid.clone());
-            c.findings.format = Some(format.clone());
+        if let Some(Some(id)) = i.map(|i| &found[i]) {
+            c.findings.puid = Some(id.puid.clone());
+            c.findings.format = Some(id.format.clone());
+            let ours = id.source(today);
+            c.findings.source = Some(match c.findings.source.take() {
+                Some(crate_source) => format!("{crate_source}; PRONOM format: {ours}"),
+                None => ours,
+            });
         }
     }
 }

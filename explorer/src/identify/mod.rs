@@ -58,8 +58,17 @@ pub struct Identified {
     pub format: String,
     /// The tool (`siegfried`).
     pub tool: String,
-    /// The tool's version, as it answered it.
+    /// The tool's version, as it answered it (`modoai-siegfried --version`: Siegfried's,
+    /// its signature file's and pygfried's).
     pub version: String,
+}
+
+impl Identified {
+    /// Where the finding came from: `explorer, indexed DATE, VERSION` (`siegfried 1.11.9,
+    /// default.sig of … (pronom DROID_SignatureFile_V125.xml; …), pygfried 2.2.0`).
+    pub fn source(&self, indexed: time::Date) -> String {
+        format!("explorer, indexed {indexed}, {}", self.version)
+    }
 }
 
 /// Cache lookups and tool runs of an [`Identifier`] so far.

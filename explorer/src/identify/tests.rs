@@ -32,6 +32,13 @@ fn siegfried_identifies_once_per_digest() {
     assert!(pdf.format.contains("Portable Document Format"), "{pdf:?}");
     assert_eq!(pdf.tool, "siegfried");
     assert!(!pdf.version.is_empty());
+    let date = time::macros::date!(2026 - 06 - 01);
+    let source = pdf.source(date);
+    assert!(
+        source == format!("explorer, indexed 2026-06-01, {}", pdf.version)
+            && source.contains("siegfried 1."),
+        "{source}"
+    );
     assert_eq!(found[1], None, "an empty payload has no format");
     assert_eq!(id.counts(), Counts { cached: 0, run: 2 });
     id.shutdown();
