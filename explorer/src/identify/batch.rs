@@ -14,7 +14,7 @@ use crate::capture::{Capture, Loader};
 const BATCH: usize = 128;
 
 /// Holds loaded captures, each group with its `T` (what the build does after adding them), until
-/// [`BATCH`] of them lack a PUID; then identifies them and gives the groups back in the order
+/// 128 of them lack a PUID; then identifies them and gives the groups back in the order
 /// they came.
 #[derive(Debug)]
 pub struct Batcher<'a, T> {
