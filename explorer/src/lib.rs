@@ -23,6 +23,7 @@ mod error;
 pub mod extract;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod identify;
 pub mod index;
 pub mod keys;
 mod memento;

@@ -7,6 +7,7 @@ mod crash;
 mod docs;
 mod foreign;
 mod harvest;
+mod identify;
 mod keys;
 mod manual;
 mod memento;
@@ -126,6 +127,8 @@ pub(crate) fn harvest_into(bin: &Path, oai: &str, archive: &Path, flags: &[&str]
         .args(flags)
         .arg("--archive")
         .arg(archive)
+        // `--index` runs the explorer, whose identification cache is in its state folder.
+        .env("XDG_STATE_HOME", work_root().join("state"))
         .output()
         .expect("run the harvester")
 }

@@ -58,6 +58,17 @@ impl Plugins {
     /// Reads and checks `plugins.toml`, finds each tool and asks its version (or takes it from
     /// the cache, keyed by the program's size and mtime, so a restart starts no process).
     pub async fn load(path: &Path) -> Result<Plugins, PluginsError> {
+        Self::loaded(Registry::load(path)?).await
+    }
+
+    /// Reads plugins from `text`, a `plugins.toml` that is not a file (a program's built-in
+    /// table), as [`Plugins::load`] reads the file `path`: relative paths such as `cache-dir`
+    /// are taken from `path`'s folder, and errors name `path`.
+    pub async fn from_text(path: &Path, text: &str) -> Result<Plugins, PluginsError> {
+        Self::loaded(Registry::from_text(path, text)?).await
+    }
+
+    async fn loaded(registry: Registry) -> Result<Plugins, PluginsError> {
         let Registry {
             plugins,
             max_processes,
@@ -65,7 +76,7 @@ impl Plugins {
             path,
             isolation,
             ..
-        } = Registry::load(path)?;
+        } = registry;
         let cache = Cache::new(cache_dir);
         let dispatcher = Dispatcher::new(isolation, max_processes);
         let versions = probe::versions(

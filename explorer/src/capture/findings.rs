@@ -26,6 +26,10 @@ pub struct Findings {
     pub camera: Option<String>,
     /// ExifTool's `GPSPosition` (or `GPSLatitude, GPSLongitude`).
     pub gps: Option<String>,
+    /// Where the findings came from: `CRATE, harvested 2026-05-01`, `explorer, indexed
+    /// 2026-06-01, siegfried 1.11.9, default.sig of …`, or both (`CRATE, …; PRONOM format:
+    /// explorer, …`).
+    pub source: Option<String>,
 }
 
 /// JHOVE's `status` of a file. Stored in the index and serialised as its facet value
@@ -131,6 +135,7 @@ impl Findings {
             exif_date: get(&["DateTimeOriginal", "CreateDate"]).map(str::to_owned),
             camera,
             gps,
+            source: None,
         }
     }
 }

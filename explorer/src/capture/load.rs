@@ -71,6 +71,11 @@ impl<'a> Loader<'a> {
         };
         if let Some(at) = &capture.planned.crate_record {
             capture.findings = self.findings(at).unwrap_or_default();
+            // An `oai_didl` item's metadata record has no tool output: no findings to source.
+            if capture.findings != Findings::default() {
+                let harvested = capture.planned.time.date();
+                capture.findings.source = Some(format!("CRATE, harvested {harvested}"));
+            }
         }
         let read = match capture.planned.foreign.clone() {
             Some(foreign) => self.foreign_payload(&mut capture, &foreign),
@@ -93,6 +98,27 @@ impl<'a> Loader<'a> {
     fn archive(&self) -> io::Result<&'a Reader> {
         self.reader
             .ok_or_else(|| io::Error::other("a capture of an archive given to a foreign loader"))
+    }
+
+    /// Copies the payload of `planned` to `to`: the bytes as archived, or a foreign record's
+    /// body with its transfer and content codings taken off; the bytes copied.
+    pub fn copy_payload(&self, planned: &Planned, to: &mut dyn io::Write) -> io::Result<u64> {
+        if let Some(foreign) = &planned.foreign {
+            let Some(at) = &foreign.payload else {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    "a revisit whose original is not in the collection",
+                ));
+            };
+            let opened = open(at)?;
+            let mut body = opened
+                .body(&BodyLimits::default())
+                .map_err(io::Error::other)?;
+            return io::copy(&mut body, to);
+        }
+        let at = self.resolved(&planned.record, &planned.mime)?;
+        let mut record = self.archive()?.open_payload(&at).map_err(io::Error::other)?;
+        io::copy(&mut record.block, to)
     }
 
     fn resolved(&self, at: &RecordAt, mime: &str) -> io::Result<Resolved> {

@@ -4,7 +4,7 @@
 use modoai_tools::SiegfriedDocument;
 
 /// PUID and format name of Siegfried's PRONOM match, if it found one (`UNKNOWN` is none).
-pub(super) fn siegfried(text: &str) -> Option<(String, String)> {
+pub(crate) fn siegfried(text: &str) -> Option<(String, String)> {
     let doc = SiegfriedDocument::parse(text).ok()?;
     let found = doc
         .files

@@ -9,8 +9,10 @@ use clap::Args;
 use super::progress::Bar;
 use modoai_cli::{usage, Exit};
 
+use super::state::state_dir;
 use super::tools;
 use super::ForeignArgs;
+use crate::identify::Identifier;
 use crate::collection::CollectionArg;
 use crate::index::{build_collection, BuildOptions, BuildReport};
 use std::time::Duration;
@@ -39,6 +41,9 @@ pub(crate) struct IndexArgs {
     /// A plugins.toml whose [settings] (isolation, timeout) pdftotext runs with.
     #[arg(long, value_name = "FILE")]
     plugins: Option<PathBuf>,
+    /// Do not identify the format of captures without a CRATE (Siegfried, by default).
+    #[arg(long)]
+    no_identify: bool,
 }
 
 pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
@@ -55,6 +60,9 @@ pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
     let mut options = BuildOptions::new(tools(args.plugins.as_deref())?, runtime.handle().clone());
     options.commit_every = args.commit_every;
     options.settle = args.foreign.settle();
+    if !args.no_identify {
+        options.identify = identifier(runtime.handle(), quiet);
+    }
     let cancel = std::sync::Arc::clone(&options.cancel);
     runtime.spawn(async move {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
@@ -90,6 +98,20 @@ pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
                 );
             }
         }
+    }
+    if let (Some(id), false) = (&options.identify, quiet) {
+        let counts = id.counts();
+        eprintln!(
+            "identification: {} payloads from the cache, {} identified by Siegfried ({} processes \
+             started; cache {})",
+            counts.cached,
+            counts.run,
+            id.processes_started(),
+            id.cache_dir().display()
+        );
+    }
+    if let Some(id) = &options.identify {
+        id.shutdown();
     }
     Ok(Exit::Done)
 }
@@ -142,5 +164,20 @@ fn say_foreign(name: &str, report: &BuildReport, read: &modoai_archive::any::Sum
             "{name}: {} captures without text (their payloads could not be read as text)",
             report.problems
         );
+    }
+}
+
+/// Siegfried for the captures without a format, its cache in the state folder; none, with one
+/// warning, when it is not installed.
+pub(super) fn identifier(runtime: &tokio::runtime::Handle, quiet: bool) -> Option<Identifier> {
+    match Identifier::siegfried(&state_dir(), runtime.clone()) {
+        Ok(id) => Some(id),
+        Err(e) => {
+            if !quiet {
+                eprintln!("warning: {e}; captures without a CRATE are indexed without a format");
+            }
+            tracing::warn!(error = %e, "formats are not identified");
+            None
+        }
     }
 }

@@ -49,6 +49,9 @@ pub(crate) struct ServeArgs {
     /// A plugins.toml whose [settings] (isolation, timeout) pdftotext runs with.
     #[arg(long, value_name = "FILE")]
     plugins: Option<PathBuf>,
+    /// Do not identify the format of captures without a CRATE (Siegfried, by default).
+    #[arg(long)]
+    no_identify: bool,
 }
 
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
@@ -68,6 +71,9 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
     let mut options = BuildOptions::new(tools(args.plugins.as_deref())?, runtime.handle().clone());
     options.commit_every = config.index.commit_every;
     options.settle = args.foreign.settle();
+    if !args.no_identify {
+        options.identify = super::index::identifier(runtime.handle(), false);
+    }
     let refresh = Duration::from_secs(config.index.refresh_secs);
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.listen)

@@ -19,6 +19,7 @@ use super::gone::{Gone, GoneWriter};
 use super::schema::SCHEMA_VERSION;
 use super::store::{ArchiveIndex, Checkpoint};
 use crate::capture::{Capture, Loader, Planned, Planner};
+use crate::identify::{Batcher, Identifier};
 use crate::ExplorerError;
 
 /// How an index is built.
@@ -34,6 +35,8 @@ pub struct BuildOptions {
     pub tools: ToolRunner,
     /// The runtime `pdftotext` runs on.
     pub runtime: tokio::runtime::Handle,
+    /// Identifies the format of captures without one (no CRATE); none: not identified.
+    pub identify: Option<Identifier>,
     /// Set to stop at the next capture: what was added is committed, then
     /// [`ExplorerError::Interrupted`].
     pub cancel: Arc<AtomicBool>,
@@ -52,6 +55,7 @@ impl BuildOptions {
             memory: 256 << 20,
             tools,
             runtime,
+            identify: None,
             cancel: Arc::new(AtomicBool::new(false)),
             settle: std::time::Duration::from_secs(60),
         }
@@ -198,6 +202,30 @@ fn run(
         // Whether the deletions file holds those of the ledger up to `at` (not yet for an
         // index from before they were kept, until its first job is in).
         let mut kept = start.deletions.is_some() || start.ledger == 0;
+        // Loaded captures wait here, in order, until a batch of them is identified.
+        let loader = Loader::new(reader, options.tools.clone(), options.runtime.clone());
+        let mut batcher = Batcher::new(options.identify.clone(), loader);
+        let mut add = |captures: Vec<Capture>, deleted: Vec<Gone>, end: u64| {
+            for c in &captures {
+                report.problems += u64::from(c.problem.is_some());
+                writer.add_document(document(&fields, c)).map_err(fail)?;
+            }
+            for g in &deleted {
+                gone.append(g).map_err(ExplorerError::io(gone.path()))?;
+            }
+            report.deletions += deleted.len() as u64;
+            kept = true;
+            let n = captures.len() as u64;
+            (at.ledger, at.captures) = (end, at.captures + n);
+            report.added += n;
+            since_commit += captures.len();
+            progress.advance(end - start.ledger, report.added);
+            if since_commit >= options.commit_every {
+                commit(writer, gone, &mut at, kept)?;
+                since_commit = 0;
+            }
+            Ok::<(), ExplorerError>(())
+        };
         for (seq, captures, deleted, end) in done_rx.iter() {
             pending.insert(seq, (captures, deleted, end));
             while let Some((captures, deleted, end)) = pending.remove(&next) {
@@ -210,23 +238,8 @@ fn run(
                         break;
                     }
                 };
-                for c in &captures {
-                    report.problems += u64::from(c.problem.is_some());
-                    writer.add_document(document(&fields, c)).map_err(fail)?;
-                }
-                for g in &deleted {
-                    gone.append(g).map_err(ExplorerError::io(gone.path()))?;
-                }
-                report.deletions += deleted.len() as u64;
-                kept = true;
-                let n = captures.len() as u64;
-                (at.ledger, at.captures) = (end, at.captures + n);
-                report.added += n;
-                since_commit += captures.len();
-                progress.advance(end - start.ledger, report.added);
-                if since_commit >= options.commit_every {
-                    commit(writer, gone, &mut at, kept)?;
-                    since_commit = 0;
+                for (captures, (deleted, end)) in batcher.push(captures, (deleted, end)) {
+                    add(captures, deleted, end)?;
                 }
             }
             if outcome.is_err() {
@@ -234,6 +247,9 @@ fn run(
             }
         }
         drop(done_rx);
+        for (captures, (deleted, end)) in batcher.finish() {
+            add(captures, deleted, end)?;
+        }
         let cancelled = match producer.join().unwrap_or(Ok(true)) {
             Ok(cancelled) => cancelled,
             Err(e) => {

@@ -76,6 +76,7 @@ pub fn document(f: &Fields, c: &Capture) -> TantivyDocument {
     optional(f.exif_date, &c.findings.exif_date);
     optional(f.camera, &c.findings.camera);
     optional(f.gps, &c.findings.gps);
+    optional(f.source, &c.findings.source);
     optional(f.problem, &c.problem);
     for k in &c.keywords {
         d.add_text(f.keyword, k);

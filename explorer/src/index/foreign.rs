@@ -19,6 +19,7 @@ use super::reading::{produce, Job};
 use super::schema::{Fields, SCHEMA_VERSION};
 use super::store::ArchiveIndex;
 use crate::capture::{Capture, CaptureKind, Loader};
+use crate::identify::Batcher;
 use crate::collection::Collection;
 use crate::ExplorerError;
 
@@ -135,6 +136,28 @@ fn run(
             BTreeMap::new();
         let (mut next, mut since_commit, mut bytes) = (0u64, 0usize, 0u64);
         let mut outcome = Ok(());
+        // Loaded captures wait here, in order, until a batch of them is identified.
+        let loader = Loader::foreign(options.tools.clone(), options.runtime.clone());
+        let mut batcher = Batcher::new(options.identify.clone(), loader);
+        let mut add = |captures: Vec<Capture>, file: String, read: FileRead| {
+            for capture in &captures {
+                count(report, capture);
+                writer
+                    .add_document(document(&fields, capture))
+                    .map_err(fail)?;
+            }
+            let before = at.files.get(&file).and_then(|r| r.resume_at).unwrap_or(0);
+            bytes += read.resume_at.unwrap_or(before).saturating_sub(before);
+            at.files.insert(file, read);
+            at.base.captures += captures.len() as u64;
+            since_commit += captures.len();
+            progress.advance(bytes, report.added);
+            if since_commit >= options.commit_every {
+                commit(writer, index, &mut at)?;
+                since_commit = 0;
+            }
+            Ok::<(), ExplorerError>(())
+        };
         for (seq, captures, file, read) in done_rx.iter() {
             pending.insert(seq, (captures, file, read));
             while let Some((captures, file, read)) = pending.remove(&next) {
@@ -147,26 +170,16 @@ fn run(
                         break;
                     }
                 };
-                for capture in &captures {
-                    count(report, capture);
-                    writer
-                        .add_document(document(&fields, capture))
-                        .map_err(fail)?;
-                }
-                let before = at.files.get(&file).and_then(|r| r.resume_at).unwrap_or(0);
-                bytes += read.resume_at.unwrap_or(before).saturating_sub(before);
-                at.files.insert(file, read);
-                at.base.captures += captures.len() as u64;
-                since_commit += captures.len();
-                progress.advance(bytes, report.added);
-                if since_commit >= options.commit_every {
-                    commit(writer, index, &mut at)?;
-                    since_commit = 0;
+                for (captures, (file, read)) in batcher.push(captures, (file, read)) {
+                    add(captures, file, read)?;
                 }
             }
             if outcome.is_err() {
                 break;
             }
+        }
+        for (captures, (file, read)) in batcher.finish() {
+            add(captures, file, read)?;
         }
         drop(done_rx);
         let counted = producer.join().unwrap_or_default();

@@ -8,7 +8,7 @@ use tantivy::schema::{
 use super::analyzer::{TEXT_ANALYZER, WORDS_ANALYZER};
 
 /// Bumped when the fields change: an index of another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Characters of the text stored for snippets (the whole text is indexed).
 pub const EXCERPT_CHARS: usize = 4096;
@@ -88,6 +88,8 @@ pub struct Fields {
     pub camera: Field,
     /// GPS position.
     pub gps: Field,
+    /// Where the findings came from (the CRATE, or the explorer with its tool).
+    pub source: Field,
     /// The capture's most frequent words (word cloud).
     pub keyword: Field,
     /// Why text extraction failed.
@@ -165,6 +167,7 @@ impl Fields {
             exif_date: b.add_text_field("exif_date", STORED),
             camera: b.add_text_field("camera", facet.clone()),
             gps: b.add_text_field("gps", STORED),
+            source: b.add_text_field("source", STORED),
             keyword: b.add_text_field("keyword", STRING | FAST),
             problem: b.add_text_field("problem", STORED),
             status: b.add_text_field("status", facet.clone()),

@@ -71,6 +71,9 @@ pub struct Item {
     /// GPS position.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gps: Option<String>,
+    /// Where the findings came from (the CRATE, or the explorer with its tool).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     /// Highlighted text around the matching words (`<b>…</b>`, the rest HTML-escaped).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snippet: Option<String>,
@@ -163,6 +166,7 @@ impl Item {
             exif_date: text(doc, f.exif_date),
             camera: text(doc, f.camera),
             gps: text(doc, f.gps),
+            source: text(doc, f.source),
             snippet: None,
             score: None,
             copies: None,

@@ -156,6 +156,7 @@ fn fields(item: &Item, stored: &Stored) -> Markup {
             @if let Some(j) = &item.jhove {
                 tr { th { "JHOVE" } td { a class={ "jhove " (j) } href=(narrow(Facet::Jhove, j.as_str())) { (j) } } }
             }
+            @if let Some(s) = &item.source { tr { th { "findings from" } td.source { (s) } } }
             @if let Some(l) = &item.lang { tr { th { "language" } td { (facet_value(Facet::Lang, l)) } } }
             @if let Some(d) = &item.exif_date { tr { th { "taken (EXIF)" } td { (d) } } }
             @if let Some(c) = &item.camera { tr { th { "camera" } td { (c) } } }

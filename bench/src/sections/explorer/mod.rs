@@ -79,14 +79,36 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
     ];
     figures.extend(search::run(ctx, &archive).await?);
     figures.push(timemap(ctx).await?);
+    // The same archive indexed again from scratch without identification: what Siegfried costs
+    // on the captures without a CRATE (all but the JPEGs), from an empty cache above.
+    std::fs::remove_dir_all(archive.join("explorer-index"))?;
+    let (off, _) = index_with(ctx, &archive, &["--no-identify"])?;
+    figures.push(
+        Figure::new(
+            "explorer",
+            format!("index build of {n} captures, identification off"),
+            n as f64 / off.as_secs_f64(),
+            "captures/s",
+        )
+        .peer("identification on", rate)
+        .note(format!("{:.1} s", off.as_secs_f64())),
+    );
     Ok(figures)
 }
 
 /// `modoai-explorer index --archive DIR`: its time and peak memory.
 fn index(ctx: &Ctx, archive: &Path) -> anyhow::Result<(Duration, f64)> {
+    index_with(ctx, archive, &[])
+}
+
+/// `modoai-explorer index --archive DIR FLAGS…`, its identification cache in the bench's folder
+/// (empty at the first run): its time and peak memory.
+fn index_with(ctx: &Ctx, archive: &Path, flags: &[&str]) -> anyhow::Result<(Duration, f64)> {
     let mut cmd = explorer(ctx);
     cmd.args(["index", "--quiet", "--archive"])
         .arg(archive)
+        .args(flags)
+        .env("XDG_STATE_HOME", ctx.dir("explorer/state")?)
         .stdout(Stdio::null());
     let (status, took, peak) = Proc::spawn("modoai-explorer index", &mut cmd)?.wait_peak()?;
     if !status.success() {
