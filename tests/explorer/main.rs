@@ -5,6 +5,7 @@
 mod capture;
 mod crash;
 mod docs;
+mod export;
 mod harvest;
 mod keys;
 mod manual;

@@ -4,6 +4,7 @@
 
 mod cloud;
 mod collect;
+mod cursor;
 mod facet;
 mod gone;
 mod item;
@@ -19,6 +20,7 @@ mod snippet;
 mod text;
 
 pub use collect::{Gather, Gathered};
+pub use cursor::{search_print, After, Cursor, CursorError};
 pub use facet::{Facet, ALL as ALL_FACETS, DEFAULT as DEFAULT_FACETS};
 pub use gone::{after, gone_since};
 pub use item::{Item, Stored};
