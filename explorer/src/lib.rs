@@ -18,6 +18,7 @@ pub mod capture;
 pub mod cli;
 pub mod config;
 mod error;
+pub mod export;
 pub mod extract;
 #[doc(hidden)]
 pub mod fuzzing;

@@ -3,6 +3,7 @@
 //! tested end to end in the root `tests/explorer/`.)
 
 mod cursor;
+mod export;
 mod gone;
 mod incremental;
 mod lookup;

@@ -132,13 +132,13 @@ pub struct Library {
 }
 
 /// One archive's part of a search.
-struct Part {
+pub(super) struct Part {
     /// The archive's place among those served.
-    archive: u32,
-    searcher: Searcher,
-    fields: Fields,
+    pub(super) archive: u32,
+    pub(super) searcher: Searcher,
+    pub(super) fields: Fields,
     query: Box<dyn Query>,
-    gathered: Gathered,
+    pub(super) gathered: Gathered,
 }
 
 impl Library {
@@ -190,12 +190,23 @@ impl Library {
         top: usize,
         facets: Vec<Facet>,
     ) -> Result<(Vec<Part>, u64), SearchError> {
+        let budget = params.budget.map_or(self.budget, |b| b.min(self.budget));
+        self.run_until(params, scope, top, facets, Instant::now() + budget)
+    }
+
+    /// [`Library::run`], collecting until `deadline`.
+    pub(super) fn run_until(
+        &self,
+        params: &SearchParams,
+        scope: &Scope,
+        top: usize,
+        facets: Vec<Facet>,
+        deadline: Instant,
+    ) -> Result<(Vec<Part>, u64), SearchError> {
         let waiting = self.not_ready(scope);
         if !waiting.is_empty() {
             return Err(SearchError::NotReady(waiting));
         }
-        let budget = params.budget.map_or(self.budget, |b| b.min(self.budget));
-        let deadline = Instant::now() + budget;
         let mut opened = Vec::new();
         for (i, a) in self.archives.iter().enumerate() {
             if !scope.admits(Facet::Archive, &a.name) {

@@ -18,6 +18,7 @@ mod query;
 mod scope;
 mod snippet;
 mod text;
+mod walk;
 
 pub use collect::{Gather, Gathered};
 pub use cursor::{search_print, After, Cursor, CursorError};
@@ -34,3 +35,4 @@ pub use params::{date, SearchParams, Sort, MAX_SIZE, MAX_WINDOW};
 pub use query::{build as build_query, field as facet_field, scope_query, term};
 pub use scope::{Filter, Scope};
 pub use text::{QueryError, QueryText};
+pub use walk::Walked;

@@ -1,0 +1,192 @@
+//! `GET /api/v1/export?format=…`: every capture of a search, streamed as it is read. The first
+//! thousand captures are read before the answer starts (so a bad query, an index being built or
+//! a spent quota is an error with its status); then a task reads a thousand at a time after the
+//! cursor of the last, each thousand counted against the key's quota, and stops as soon as the
+//! client goes away. The last line says whether the export is complete (`docs/explorer.md`).
+
+use std::convert::Infallible;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use modoai_archive::archive::Reader;
+use tokio::sync::mpsc;
+
+use crate::export::{rows, CorpusContext, Ending, Format, Rows, EXPORT_UNIT};
+use crate::search::{CursorError, Facet, SearchError, SearchParams, Walked};
+use crate::web::{Api, AppError, AppState, Caller, FromPairs, Pairs, Params};
+
+/// Pages written ahead of the client (besides the one being sent): an export holds two pages
+/// of captures at most.
+const AHEAD: usize = 1;
+/// Parameters of a search page an export does not use.
+const UNUSED: [&str; 6] = ["page", "size", "after", "facets", "group", "timeout_ms"];
+
+/// `/api/v1/export`: the format and the search.
+pub(super) struct ExportQuery {
+    format: Format,
+    params: SearchParams,
+    /// The search as a query string, for the corpus's description.
+    search: String,
+}
+
+impl FromPairs for ExportQuery {
+    fn from_pairs(mut pairs: Pairs) -> Result<Self, AppError> {
+        let format = match pairs.iter().position(|(k, _)| k == "format") {
+            Some(i) => pairs.remove(i).1.parse().map_err(AppError::BadRequest)?,
+            None => {
+                return Err(AppError::BadRequest(
+                    "give format=csv, jsonl or corpus".to_owned(),
+                ))
+            }
+        };
+        pairs.retain(|(k, _)| !UNUSED.contains(&k.as_str()));
+        let search = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(&pairs)
+            .finish();
+        Ok(ExportQuery {
+            format,
+            params: SearchParams::from_pairs(pairs)?,
+            search,
+        })
+    }
+}
+
+/// `GET /api/v1/export`.
+pub(super) async fn export(
+    Params(query): Params<ExportQuery>,
+    caller: Caller<Api>,
+) -> Result<Response, AppError> {
+    let params = query.params.clone();
+    let first = caller
+        .run(move |s, who| Ok(s.library.walk(&params, &who.scope(), None, EXPORT_UNIT)?))
+        .await?;
+    let context = match query.format {
+        Format::Corpus => {
+            // A corpus states its count first: the whole export must fit the quota.
+            caller.afford(first.total.div_ceil(EXPORT_UNIT as u64).saturating_sub(1))?;
+            corpus_context(&caller, &query, &first).await?
+        }
+        _ => CorpusContext::default(),
+    };
+    let total = first.total;
+    let (tx, rx) = mpsc::channel::<Bytes>(AHEAD);
+    let running = Running::start(caller.state());
+    let head = [
+        (header::CONTENT_TYPE, query.format.media_type().to_owned()),
+        (
+            header::CONTENT_DISPOSITION,
+            format!(
+                "attachment; filename=\"export.{}\"",
+                query.format.extension()
+            ),
+        ),
+    ];
+    let limits = caller.rate_limit();
+    let rows = rows(query.format, context);
+    tokio::spawn(produce(caller, query.params, first, rows, tx, running));
+    let body = Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|b| (Ok::<_, Infallible>(b), rx))
+    }));
+    Ok((
+        limits,
+        head,
+        [("x-export-captures", total.to_string())],
+        body,
+    )
+        .into_response())
+}
+
+/// The archive ids of the archives searched, the search and its fingerprint.
+async fn corpus_context(
+    caller: &Caller<Api>,
+    query: &ExportQuery,
+    first: &Walked,
+) -> Result<CorpusContext, AppError> {
+    let archive_ids = caller
+        .run(|s, who| {
+            let scope = who.scope();
+            Ok(s.library
+                .archives()
+                .iter()
+                .filter(|a| scope.admits(Facet::Archive, &a.name))
+                .filter_map(|a| Reader::open(&a.dir).ok()?.archive_id().map(str::to_owned))
+                .collect())
+        })
+        .await?;
+    let (search, state) = first.fingerprint;
+    Ok(CorpusContext {
+        archive_ids,
+        query: query.search.clone(),
+        created: None,
+        count: first.total,
+        fingerprint: format!("{search:016x}{state:016x}"),
+    })
+}
+
+/// Writes the export into `tx`, page after page, until the last page, a spent quota, a changed
+/// index, or the client going away (`tx` closed: the work stops at once).
+async fn produce(
+    caller: Caller<Api>,
+    params: SearchParams,
+    first: Walked,
+    mut rows: Box<dyn Rows>,
+    tx: mpsc::Sender<Bytes>,
+    _running: Running,
+) {
+    let mut out = Vec::new();
+    rows.head(&mut out);
+    let (mut page, mut written) = (first, 0u64);
+    let ending = loop {
+        for (item, stored) in &page.captures {
+            rows.row(&mut out, item, stored);
+        }
+        written += page.captures.len() as u64;
+        if tx
+            .send(Bytes::from(std::mem::take(&mut out)))
+            .await
+            .is_err()
+        {
+            tracing::info!(written, "export stopped: the client went away");
+            return;
+        }
+        let Some(after) = page.next else {
+            break Ending::Complete;
+        };
+        if let Err(e) = caller.spend() {
+            break Ending::Stopped(e.to_string());
+        }
+        let p = params.clone();
+        let next = caller
+            .run(move |s, who| Ok(s.library.walk(&p, &who.scope(), Some(after), EXPORT_UNIT)))
+            .await;
+        page = match next {
+            Ok(Ok(w)) => w,
+            Ok(Err(SearchError::Cursor(CursorError::Stale))) => {
+                break Ending::Stopped("the index changed during the export: export again".into())
+            }
+            Ok(Err(e)) => break Ending::Stopped(AppError::from(e).to_string()),
+            Err(e) => break Ending::Stopped(e.to_string()),
+        };
+    };
+    rows.tail(&mut out, written, &ending);
+    let _ = tx.send(Bytes::from(out)).await;
+}
+
+/// An export counted in [`AppState::exporting`] while its task lives.
+struct Running(Arc<AppState>);
+
+impl Running {
+    fn start(state: &Arc<AppState>) -> Running {
+        state.exporting.fetch_add(1, Ordering::SeqCst);
+        Running(Arc::clone(state))
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.exporting.fetch_sub(1, Ordering::SeqCst);
+    }
+}
