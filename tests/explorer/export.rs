@@ -1,6 +1,11 @@
-//! Every result of a search: paging by cursor through the API (`after=`, `next`).
+//! Every result of a search: paging by cursor through the API (`after=`, `next`), and exports
+//! of it checked by their peers (xmllint and the corpus schema, the harvester's own corpus).
 
-use super::{shared_explorer, Explorer};
+use std::process::Command;
+
+use integration_tests::process::program;
+
+use super::{harvested, shared_explorer, Explorer};
 
 /// The ids of every hit of `query`, following each answer's `next`.
 fn walk(e: &Explorer, query: &str, key: Option<&str>) -> Vec<String> {
@@ -62,4 +67,64 @@ fn the_api_pages_through_every_hit_by_cursor() {
     let deep = e.get("/api/v1/search?page=101&size=100", None);
     assert_eq!(deep.status, 400);
     assert!(deep.body.contains("after="), "{}", deep.body);
+}
+
+/// The `(pwid, digest)` of every part of a corpus definition.
+fn parts(xml: &str) -> Vec<(String, String)> {
+    let attr = |part: &str, name: &str| {
+        let start = part.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        part[start..start + part[start..].find('"').unwrap()].to_owned()
+    };
+    let mut all: Vec<(String, String)> = xml
+        .split("<part")
+        .skip(1)
+        .map(|p| (attr(p, "pwid"), attr(p, "digest")))
+        .collect();
+    all.sort();
+    all
+}
+
+#[test]
+fn a_corpus_export_is_valid_and_names_the_parts_the_harvester_names() {
+    let e = shared_explorer("export-corpus", true);
+    let r = e.get_ready("/api/v1/export?format=corpus&sort=oldest", None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let work = super::work_dir("export-corpus-files");
+    let exported = work.join("export.corpus.xml");
+    std::fs::write(&exported, &r.bytes).unwrap();
+    integration_tests::process::require_tool("xmllint", "scripts/setup (libxml2-utils)");
+    let schema = integration_tests::repo_root().join("schemas/corpus.xsd");
+    let check = Command::new("xmllint")
+        .args(["--noout", "--schema"])
+        .arg(&schema)
+        .arg(&exported)
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    assert!(r
+        .body
+        .contains("<description>The captures found by the search"));
+    let written = work.join("harvester.corpus.xml");
+    let out = Command::new(program("modoai-harvester"))
+        .args(["corpus", "--archive"])
+        .arg(&harvested().archive)
+        .arg("--out")
+        .arg(&written)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let theirs = parts(&std::fs::read_to_string(&written).unwrap());
+    let ours = parts(&r.body);
+    assert!(!ours.is_empty());
+    assert_eq!(ours, theirs, "the same parts, PWIDs and digests");
+    let count = format!("<count>{}</count>", ours.len());
+    assert!(r.body.contains(&count), "{count}");
 }

@@ -46,9 +46,13 @@ impl FromPairs for ExportQuery {
         let search = url::form_urlencoded::Serializer::new(String::new())
             .extend_pairs(&pairs)
             .finish();
+        let params = SearchParams {
+            parts_only: format == Format::Corpus,
+            ..SearchParams::from_pairs(pairs)?
+        };
         Ok(ExportQuery {
             format,
-            params: SearchParams::from_pairs(pairs)?,
+            params,
             search,
         })
     }

@@ -152,6 +152,9 @@ pub fn search_print(params: &SearchParams, scope: &Scope) -> u64 {
     for f in &scope.0 {
         h.text(&f.to_string());
     }
+    if params.parts_only {
+        h.text("parts");
+    }
     h.0
 }
 

@@ -53,6 +53,9 @@ pub struct SearchParams {
     pub budget: Option<Duration>,
     /// The page after this cursor (the `next` of the previous answer) instead of `page`.
     pub after: Option<Cursor>,
+    /// Only the captures that are parts with a PWID (not a parameter: a corpus export's, whose
+    /// parts are exactly those).
+    pub parts_only: bool,
 }
 
 impl Default for SearchParams {
@@ -69,6 +72,7 @@ impl Default for SearchParams {
             group_sha1: false,
             budget: None,
             after: None,
+            parts_only: false,
         }
     }
 }
