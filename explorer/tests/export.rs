@@ -148,7 +148,7 @@ async fn an_export_of_nothing_is_an_empty_but_valid_file_and_a_bad_format_a_400(
     for (query, says) in [
         (
             "format=warcx",
-            "is not an export format: use csv, jsonl or corpus",
+            "is not an export format: use csv, jsonl, cdxj or corpus",
         ),
         ("q=x", "give format="),
         ("format=csv&colour=red", "unknown parameter"),
@@ -219,4 +219,36 @@ async fn a_client_that_goes_away_stops_the_export() {
     // The request, the page waiting for the client and the one being sent, and this call; the
     // whole export would have counted 1 + 4 (five pages) + 1.
     assert!(me["used"].as_u64().unwrap() <= 4, "{me}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cdxj_export_is_the_archives_sorted_lines_of_the_search() {
+    let work = tempfile::tempdir().unwrap();
+    let (app, _) = server(work.path());
+    let own = std::fs::read_to_string(archive().join("index.cdxj")).unwrap();
+    let own: std::collections::HashSet<&str> = own.lines().collect();
+    for (query, expected) in [
+        ("", CAPTURES),
+        ("&mime=text/html", 0),
+        ("&sort=oldest&q=zzzzqqqq", 0),
+    ] {
+        let (status, cdxj) = get(&app, &format!("/api/v1/export?format=cdxj{query}"), None).await;
+        assert_eq!(status, 200, "{cdxj}");
+        let lines: Vec<&str> = cdxj.lines().collect();
+        let mut sorted = lines.clone();
+        sorted.sort_unstable();
+        assert_eq!(lines, sorted, "{query}: sorted bytewise");
+        assert!(
+            lines.iter().all(|l| own.contains(l)),
+            "{query}: the archive's own lines"
+        );
+        let (_, page) = get(&app, &format!("/api/v1/search?size=1{query}"), None).await;
+        let total = serde_json::from_str::<serde_json::Value>(&page).unwrap()["total"]
+            .as_u64()
+            .unwrap();
+        assert_eq!(lines.len() as u64, total, "{query}: one line per capture");
+        if expected > 0 {
+            assert_eq!(total, expected);
+        }
+    }
 }

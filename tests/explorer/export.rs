@@ -128,3 +128,45 @@ fn a_corpus_export_is_valid_and_names_the_parts_the_harvester_names() {
     let count = format!("<count>{}</count>", ours.len());
     assert!(r.body.contains(&count), "{count}");
 }
+
+/// pywb's own reader on a CDXJ file: each line parsed as pywb's `CDXObject` and found again by
+/// pywb's binary search of the file (`iter_exact`, which needs the bytewise order); the lines.
+const PYWB_READS: &str = r#"
+import sys
+from pywb.warcserver.index.cdxobject import CDXObject
+from pywb.utils.binsearch import iter_exact
+path = sys.argv[1]
+lines = open(path, 'rb').read().splitlines()
+with open(path, 'rb') as fh:
+    for line in lines:
+        c = CDXObject(line)
+        assert c['filename'] and int(c['offset']) >= 0 and int(c['length']) > 0, line
+        assert line in list(iter_exact(fh, c['urlkey'].encode())), line
+print(len(lines))
+"#;
+
+#[test]
+fn a_cdxj_export_is_read_by_pywb() {
+    let e = shared_explorer("export-cdxj", true);
+    let total = e.get_ready("/api/v1/search?size=1", None).json()["total"]
+        .as_u64()
+        .unwrap();
+    let r = e.get_ready("/api/v1/export?format=cdxj&sort=oldest", None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let path = super::work_dir("export-cdxj-file").join("export.cdxj");
+    std::fs::write(&path, &r.bytes).unwrap();
+    let out = Command::new(integration_tests::venv_python())
+        .args(["-c", PYWB_READS])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        total.to_string()
+    );
+}

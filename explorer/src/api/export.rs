@@ -4,7 +4,6 @@
 //! cursor of the last, each thousand counted against the key's quota, and stops as soon as the
 //! client goes away. The last line says whether the export is complete (`docs/explorer.md`).
 
-use std::convert::Infallible;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -14,8 +13,8 @@ use axum::response::{IntoResponse, Response};
 use modoai_archive::archive::Reader;
 use tokio::sync::mpsc;
 
-use crate::export::{rows, CorpusContext, Ending, Format, Rows, EXPORT_UNIT};
-use crate::search::{CursorError, Facet, SearchError, SearchParams, Walked};
+use crate::export::{rows, write_cdxj, CorpusContext, Ending, Format, Rows, EXPORT_UNIT};
+use crate::search::{CursorError, Facet, Members, SearchError, SearchParams, Walked};
 use crate::web::{Api, AppError, AppState, Caller, FromPairs, Pairs, Params};
 
 /// Pages written ahead of the client (besides the one being sent): an export holds two pages
@@ -38,7 +37,7 @@ impl FromPairs for ExportQuery {
             Some(i) => pairs.remove(i).1.parse().map_err(AppError::BadRequest)?,
             None => {
                 return Err(AppError::BadRequest(
-                    "give format=csv, jsonl or corpus".to_owned(),
+                    "give format=csv, jsonl, cdxj or corpus".to_owned(),
                 ))
             }
         };
@@ -58,11 +57,17 @@ impl FromPairs for ExportQuery {
     }
 }
 
+/// A chunk of an export; an error ends the answer abruptly, so that the client sees it cut.
+type Chunk = Result<Bytes, std::io::Error>;
+
 /// `GET /api/v1/export`.
 pub(super) async fn export(
     Params(query): Params<ExportQuery>,
     caller: Caller<Api>,
 ) -> Result<Response, AppError> {
+    if query.format == Format::Cdxj {
+        return export_cdxj(query, caller).await;
+    }
     let params = query.params.clone();
     let first = caller
         .run(move |s, who| Ok(s.library.walk(&params, &who.scope(), None, EXPORT_UNIT)?))
@@ -70,37 +75,68 @@ pub(super) async fn export(
     let context = match query.format {
         Format::Corpus => {
             // A corpus states its count first: the whole export must fit the quota.
-            caller.afford(first.total.div_ceil(EXPORT_UNIT as u64).saturating_sub(1))?;
+            caller.afford(more_units(first.total))?;
             corpus_context(&caller, &query, &first).await?
         }
         _ => CorpusContext::default(),
     };
-    let total = first.total;
-    let (tx, rx) = mpsc::channel::<Bytes>(AHEAD);
+    let Some(rows) = rows(query.format, context) else {
+        unreachable!("every format but cdxj is written by rows")
+    };
+    let (tx, rx) = mpsc::channel::<Chunk>(AHEAD);
+    let answer = answer(&caller, query.format, first.total, rx);
     let running = Running::start(caller.state());
+    tokio::spawn(produce(caller, query.params, first, rows, tx, running));
+    Ok(answer)
+}
+
+/// `GET /api/v1/export?format=cdxj`: the lines of each archive's sorted index whose captures the
+/// search finds. The whole export is counted against the quota before it starts (a CDXJ index
+/// has no line to say it stopped); a failure while it is written cuts the answer.
+async fn export_cdxj(query: ExportQuery, caller: Caller<Api>) -> Result<Response, AppError> {
+    let params = query.params;
+    let members = caller
+        .run(move |s, who| Ok(s.library.members(&params, &who.scope())?))
+        .await?;
+    let total: u64 = members.iter().map(Members::count).sum();
+    let units = more_units(total);
+    caller.afford(units)?;
+    for _ in 0..units {
+        caller.spend()?;
+    }
+    let (tx, rx) = mpsc::channel::<Chunk>(AHEAD);
+    let answer = answer(&caller, query.format, total, rx);
+    let running = Running::start(caller.state());
+    tokio::task::spawn_blocking(move || {
+        let _running = running;
+        let send = |chunk: Vec<u8>| tx.blocking_send(Ok(Bytes::from(chunk))).is_ok();
+        if let Err(e) = write_cdxj(&members, send) {
+            tracing::error!(error = %e, "a CDXJ export stopped");
+            let _ = tx.blocking_send(Err(std::io::Error::other("the export failed")));
+        }
+    });
+    Ok(answer)
+}
+
+/// Requests of the quota an export of `captures` takes besides the request itself.
+fn more_units(captures: u64) -> u64 {
+    captures.div_ceil(EXPORT_UNIT as u64).saturating_sub(1)
+}
+
+/// The answer: its headers, and the body `rx` streams.
+fn answer(caller: &Caller<Api>, format: Format, total: u64, rx: mpsc::Receiver<Chunk>) -> Response {
     let head = [
-        (header::CONTENT_TYPE, query.format.media_type().to_owned()),
+        (header::CONTENT_TYPE, format.media_type().to_owned()),
         (
             header::CONTENT_DISPOSITION,
-            format!(
-                "attachment; filename=\"export.{}\"",
-                query.format.extension()
-            ),
+            format!("attachment; filename=\"export.{}\"", format.extension()),
         ),
     ];
-    let limits = caller.rate_limit();
-    let rows = rows(query.format, context);
-    tokio::spawn(produce(caller, query.params, first, rows, tx, running));
     let body = Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|b| (Ok::<_, Infallible>(b), rx))
+        rx.recv().await.map(|chunk| (chunk, rx))
     }));
-    Ok((
-        limits,
-        head,
-        [("x-export-captures", total.to_string())],
-        body,
-    )
-        .into_response())
+    let count = [("x-export-captures", total.to_string())];
+    (caller.rate_limit(), head, count, body).into_response()
 }
 
 /// The archive ids of the archives searched, the search and its fingerprint.
@@ -137,7 +173,7 @@ async fn produce(
     params: SearchParams,
     first: Walked,
     mut rows: Box<dyn Rows>,
-    tx: mpsc::Sender<Bytes>,
+    tx: mpsc::Sender<Chunk>,
     _running: Running,
 ) {
     let mut out = Vec::new();
@@ -149,7 +185,7 @@ async fn produce(
         }
         written += page.captures.len() as u64;
         if tx
-            .send(Bytes::from(std::mem::take(&mut out)))
+            .send(Ok(Bytes::from(std::mem::take(&mut out))))
             .await
             .is_err()
         {
@@ -176,7 +212,7 @@ async fn produce(
         };
     };
     rows.tail(&mut out, written, &ending);
-    let _ = tx.send(Bytes::from(out)).await;
+    let _ = tx.send(Ok(Bytes::from(out))).await;
 }
 
 /// An export counted in [`AppState::exporting`] while its task lives.

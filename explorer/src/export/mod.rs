@@ -1,8 +1,9 @@
-//! Exports of a search: every capture it finds, written as CSV, JSON Lines or a corpus
-//! definition, a page at a time. Nothing here knows HTTP: a format is a [`Rows`] that turns a
+//! Exports of a search: every capture it finds, written as CSV, JSON Lines, a CDXJ index or a
+//! corpus definition, a page at a time. Nothing here knows HTTP: a format is a [`Rows`] that turns a
 //! page of captures into bytes, and says at its end whether the export is complete
 //! ([`Ending`]); the API streams what it writes (`docs/explorer.md`, "Exports").
 
+mod cdxj;
 mod corpus;
 mod csv;
 mod jsonl;
@@ -10,6 +11,7 @@ mod jsonl;
 use std::fmt;
 use std::str::FromStr;
 
+pub use cdxj::{write_cdxj, CdxjError};
 pub use corpus::CorpusContext;
 
 use crate::search::{Item, Stored};
@@ -25,12 +27,14 @@ pub enum Format {
     Csv,
     /// JSON Lines, one object per capture.
     Jsonl,
+    /// A CDXJ index (`SURT TIMESTAMP JSON` lines, sorted), as pywb reads it.
+    Cdxj,
     /// A corpus definition (`schemas/corpus.xsd`), one PWID per part with its digest.
     Corpus,
 }
 
 /// The formats, as `format=` names them.
-pub const FORMATS: [Format; 3] = [Format::Csv, Format::Jsonl, Format::Corpus];
+pub const FORMATS: [Format; 4] = [Format::Csv, Format::Jsonl, Format::Cdxj, Format::Corpus];
 
 impl Format {
     /// The name `format=` takes.
@@ -38,6 +42,7 @@ impl Format {
         match self {
             Format::Csv => "csv",
             Format::Jsonl => "jsonl",
+            Format::Cdxj => "cdxj",
             Format::Corpus => "corpus",
         }
     }
@@ -47,6 +52,7 @@ impl Format {
         match self {
             Format::Csv => "text/csv; charset=utf-8",
             Format::Jsonl => "application/jsonl",
+            Format::Cdxj => "application/x-cdxj",
             Format::Corpus => "application/xml",
         }
     }
@@ -56,6 +62,7 @@ impl Format {
         match self {
             Format::Csv => "csv",
             Format::Jsonl => "jsonl",
+            Format::Cdxj => "cdxj",
             Format::Corpus => "corpus.xml",
         }
     }
@@ -72,7 +79,7 @@ impl FromStr for Format {
 
     fn from_str(s: &str) -> Result<Format, String> {
         FORMATS.into_iter().find(|f| f.name() == s).ok_or_else(|| {
-            format!("format={s:?} is not an export format: use csv, jsonl or corpus")
+            format!("format={s:?} is not an export format: use csv, jsonl, cdxj or corpus")
         })
     }
 }
@@ -96,12 +103,14 @@ pub trait Rows: Send {
     fn tail(&mut self, out: &mut Vec<u8>, written: u64, ending: &Ending);
 }
 
-/// The writer of `format`; a corpus needs its `context`.
-pub fn rows(format: Format, context: CorpusContext) -> Box<dyn Rows> {
+/// The writer of `format` by rows (a CDXJ index is written by [`write_cdxj`] instead); a
+/// corpus needs its `context`.
+pub fn rows(format: Format, context: CorpusContext) -> Option<Box<dyn Rows>> {
     match format {
-        Format::Csv => Box::new(csv::Csv),
-        Format::Jsonl => Box::new(jsonl::Jsonl),
-        Format::Corpus => Box::new(corpus::Corpus::new(context)),
+        Format::Csv => Some(Box::new(csv::Csv)),
+        Format::Jsonl => Some(Box::new(jsonl::Jsonl)),
+        Format::Corpus => Some(Box::new(corpus::Corpus::new(context))),
+        Format::Cdxj => None,
     }
 }
 
@@ -115,6 +124,6 @@ mod tests {
             assert_eq!(f.name().parse::<Format>(), Ok(f));
         }
         let e = "warc".parse::<Format>().unwrap_err();
-        assert!(e.contains("csv, jsonl or corpus"), "{e}");
+        assert!(e.contains("csv, jsonl, cdxj or corpus"), "{e}");
     }
 }

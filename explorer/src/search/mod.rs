@@ -10,6 +10,7 @@ mod gone;
 mod item;
 mod library;
 mod lookup;
+mod members;
 mod mementos;
 mod names;
 mod page;
@@ -27,6 +28,7 @@ pub use gone::{after, gone_since};
 pub use item::{Item, Stored};
 pub use library::{Library, SearchError, Served};
 pub use lookup::SAME_BYTES;
+pub use members::Members;
 pub use mementos::{
     closest, mementos, nearest, parse_timestamp14, Memento, MementoError, MAX_MEMENTOS,
 };
