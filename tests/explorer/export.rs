@@ -127,6 +127,54 @@ fn a_corpus_export_is_valid_and_names_the_parts_the_harvester_names() {
     assert_eq!(ours, theirs, "the same parts, PWIDs and digests");
     let count = format!("<count>{}</count>", ours.len());
     assert!(r.body.contains(&count), "{count}");
+
+    // The export verifies against its archive; a part listed with another digest is changed,
+    // one at a time the archive never captured it is missing.
+    let verify = |file: &std::path::Path| {
+        super::explorer(&[
+            "corpus",
+            "verify",
+            file.to_str().unwrap(),
+            "--archive",
+            harvested().archive.to_str().unwrap(),
+        ])
+    };
+    let out = verify(&exported);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains(": 0 missing, 0 changed"));
+    let (pwid, digest) = &ours[0];
+    let (other_pwid, _) = &ours[1];
+    let moved = other_pwid.replacen(":part:", ":part:http://nowhere.invalid/", 1);
+    let edited = r
+        .body
+        .replace(
+            &format!("digest=\"{digest}\""),
+            "digest=\"sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"",
+        )
+        .replace(
+            &format!("pwid=\"{other_pwid}\""),
+            &format!("pwid=\"{moved}\""),
+        );
+    let damaged = work.join("damaged.corpus.xml");
+    std::fs::write(&damaged, edited).unwrap();
+    let out = verify(&damaged);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(&format!("changed {pwid}: listed sha1:AAAA")),
+        "{said}"
+    );
+    assert!(said.contains(&format!("missing {moved}: ")), "{said}");
 }
 
 /// pywb's own reader on a CDXJ file: each line parsed as pywb's `CDXObject` and found again by

@@ -16,8 +16,10 @@ use crate::archive::{parts_of, Entry, Part, Reader, Timeline};
 use crate::pwid::{Coverage, Pwid};
 use crate::warc::base32;
 
+mod verify;
 mod writer;
 
+pub use verify::{verify, Finding, Verified, VerifyError};
 pub use writer::{CorpusWriter, Head, PartFacts};
 
 /// The namespace of corpus definitions.
