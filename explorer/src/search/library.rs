@@ -8,13 +8,12 @@ use std::time::{Duration, Instant};
 use tantivy::query::Query;
 use tantivy::{IndexReader, ReloadPolicy, Searcher, TantivyDocument};
 
-use super::cloud::keyword_counts;
 use super::collect::{Gather, Gathered};
 use super::cursor::{search_print, state_print, Cursor, CursorError};
 use super::facet::Facet;
 use super::item::Item;
 use super::names::name_puids;
-use super::page::{FacetValue, Page, Terms, Word};
+use super::page::{FacetValue, Page};
 use super::params::{SearchParams, Sort};
 use super::query::build;
 use super::scope::Scope;
@@ -25,8 +24,6 @@ use crate::ExplorerError;
 
 /// Values listed per facet at most (calendar facets list all).
 const FACET_VALUES: usize = 50;
-/// Captures whose words make a word cloud.
-const TERMS_SAMPLE: usize = 1000;
 
 /// Why a search has no answer.
 #[derive(Debug, thiserror::Error)]
@@ -183,7 +180,7 @@ impl Library {
     /// Runs `params` in every archive of `scope`, gathering `top` hits (after `params.after`,
     /// which must have been made by the same search on the same index state). Also gives the
     /// fingerprint of the index state searched.
-    fn run(
+    pub(super) fn run(
         &self,
         params: &SearchParams,
         scope: &Scope,
@@ -335,46 +332,6 @@ impl Library {
             data,
             facets,
             next: next.map(|c| c.encode()),
-        })
-    }
-
-    /// The most frequent words of the matches: of all of them, or of an even sample of
-    /// 1,000 when there are more, whatever the order `params` asks the results in.
-    pub fn terms(
-        &self,
-        params: &SearchParams,
-        scope: &Scope,
-        size: usize,
-    ) -> Result<Terms, SearchError> {
-        let params = SearchParams {
-            sort: Sort::Sample,
-            ..params.clone()
-        };
-        let (parts, _) = self.run(&params, scope, TERMS_SAMPLE, Vec::new())?;
-        let mut hits: Vec<(f64, usize, tantivy::DocAddress)> = Vec::new();
-        let (mut total, mut partial) = (0, false);
-        for (p, part) in parts.iter().enumerate() {
-            total += part.gathered.count;
-            partial |= part.gathered.partial;
-            hits.extend(part.gathered.hits.iter().map(|(k, a)| (*k, p, *a)));
-        }
-        hits.sort_by(|a, b| b.0.total_cmp(&a.0));
-        hits.truncate(TERMS_SAMPLE);
-        let searchers: Vec<&Searcher> = parts.iter().map(|p| &p.searcher).collect();
-        let sample: Vec<(usize, tantivy::DocAddress)> =
-            hits.iter().map(|(_, p, a)| (*p, *a)).collect();
-        let counts = keyword_counts(&searchers, &sample)?;
-        let mut terms: Vec<Word> = counts
-            .into_iter()
-            .map(|(term, count)| Word { term, count })
-            .collect();
-        terms.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.term.cmp(&b.term)));
-        terms.truncate(size);
-        Ok(Terms {
-            total,
-            sampled: hits.len() as u64,
-            partial,
-            terms,
         })
     }
 
