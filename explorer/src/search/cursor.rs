@@ -31,7 +31,7 @@ pub struct Cursor {
     pub page: u32,
     /// The fingerprint of the search ([`search_print`]).
     pub search: u64,
-    /// The fingerprint of the index state ([`state_print`]).
+    /// The fingerprint of the index state searched (each archive's segments and deletions).
     pub state: u64,
 }
 
