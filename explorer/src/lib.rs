@@ -20,6 +20,7 @@ pub mod cli;
 pub mod collection;
 pub mod config;
 mod error;
+pub mod export;
 pub mod extract;
 #[doc(hidden)]
 pub mod fuzzing;

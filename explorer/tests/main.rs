@@ -2,6 +2,8 @@
 //! library, indexed incrementally and searched in this process. (The `modoai-explorer` program is
 //! tested end to end in the root `tests/explorer/`.)
 
+mod cursor;
+mod export;
 mod gone;
 mod incremental;
 mod lookup;

@@ -5,6 +5,7 @@
 mod capture;
 mod crash;
 mod docs;
+mod export;
 mod foreign;
 mod harvest;
 mod identify;

@@ -44,6 +44,7 @@ fn a_command_exits_with_each_listed_code() {
             0 => explorer(&["keys", "list", "--keys", keys]),
             1 => explorer(&["keys", "revoke", "nobody", "--keys", keys]),
             2 => explorer(&["index", "--archive", work.to_str().unwrap()]),
+            3 => corpus_with_a_missing_part(&work),
             130 => interrupted(&work),
             other => panic!("--help lists exit code {other}, and no command here produces it"),
         };
@@ -55,6 +56,26 @@ fn a_command_exits_with_each_listed_code() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// `corpus verify` of a corpus whose one part is in an archive not given.
+fn corpus_with_a_missing_part(work: &std::path::Path) -> Output {
+    let corpus = work.join("missing.corpus.xml");
+    std::fs::write(
+        &corpus,
+        "<corpus xmlns=\"urn:modoai:corpus:2026\"><part \
+         pwid=\"urn:pwid:nowhere.example:2024-01-01T00:00:00Z:part:http://a.example/\" \
+         digest=\"sha1:AAAA\"/></corpus>",
+    )
+    .unwrap();
+    let archive = super::harvested().archive.to_str().unwrap().to_owned();
+    explorer(&[
+        "corpus",
+        "verify",
+        corpus.to_str().unwrap(),
+        "--archive",
+        &archive,
+    ])
 }
 
 /// An `index` sent SIGINT after its first commits (one capture per commit, so it is still

@@ -1,8 +1,9 @@
-//! The JSON API under `/api/v1/`: search, terms, the captures of a URL, one capture, the
-//! caller's limits, and the OpenAPI document. Every call is admitted through the API's door
+//! The JSON API under `/api/v1/`: search, exports of a search, terms, the captures of a URL,
+//! one capture, the caller's limits, and the OpenAPI document. Every call is admitted through the API's door
 //! ([`Api`](crate::web::Api)): a key unless `[access] anonymous-api`; errors are the shell's JSON.
 
 mod capture;
+mod export;
 mod params;
 mod routes;
 mod shown;
@@ -19,6 +20,7 @@ pub(crate) fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route("/api/v1/search", get(routes::search))
         .route("/api/v1/terms", get(routes::terms))
+        .route("/api/v1/export", get(export::export))
         .route("/api/v1/captures", get(routes::captures))
         .route("/api/v1/capture/{id}", get(capture::capture))
         .route("/api/v1/me", get(routes::me))

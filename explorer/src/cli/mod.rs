@@ -1,5 +1,6 @@
-//! The command line of `modoai-explorer`: `index`, `serve`, `keys`.
+//! The command line of `modoai-explorer`: `index`, `serve`, `keys`, `corpus`.
 
+mod corpus;
 mod index;
 mod keys;
 mod progress;
@@ -29,6 +30,10 @@ fn exit_codes() -> String {
             "bad usage, arguments or configuration: nothing was done",
         ),
         (
+            Exit::Problems,
+            "corpus verify: parts of the corpus are missing or changed (each listed)",
+        ),
+        (
             Exit::Interrupted,
             "interrupted by Ctrl-C (SIGINT) or SIGTERM: what was indexed is kept; run the same\n\
              command again to continue",
@@ -41,6 +46,7 @@ Examples:
   modoai-explorer index --archive my-archive
   modoai-explorer serve --archive my-archive --listen 127.0.0.1:8091
   modoai-explorer keys add alice --quota 1000/hour --rate 5/s --allow host:example.org
+  modoai-explorer corpus verify export.corpus.xml --archive my-archive
   modoai-explorer completions bash > ~/.local/share/bash-completion/completions/modoai-explorer
   modoai-explorer man | man -l -";
 
@@ -72,6 +78,9 @@ enum Command {
     /// Manage API keys: add, list, revoke.
     #[command(subcommand)]
     Keys(keys::KeysCommand),
+    /// Check corpus definitions against the archives.
+    #[command(subcommand)]
+    Corpus(corpus::CorpusCommand),
     /// Print the shell completion script of modoai-explorer for SHELL.
     #[command(after_help = completions_help(PROGRAM))]
     Completions(CompletionsArgs),
@@ -124,6 +133,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Index(a) => index::run(a, cli.quiet),
         Command::Serve(a) => serve::run(a),
         Command::Keys(k) => keys::run(k),
+        Command::Corpus(c) => corpus::run(c),
         Command::Completions(c) => {
             modoai_cli::completions(Cli::command(), &c)?;
             Ok(Exit::Done)

@@ -80,6 +80,24 @@ impl Limits {
         Decision::Allowed(usage_in(&windows, key, now))
     }
 
+    /// Counts one more request of `key`'s quota for work a request goes on doing (an export's
+    /// next thousand captures, `docs/explorer.md`), without its rate: the usage after, or
+    /// `Err` with the usage when the quota is spent.
+    pub fn spend(&self, key: &ApiKey) -> Result<Usage, Usage> {
+        let now = Instant::now();
+        let mut windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
+        let usage = usage_in(&windows, key, now);
+        if usage.remaining == Some(0) {
+            return Err(usage);
+        }
+        let w = windows.entry(key.name.clone()).or_insert((now, 0));
+        if now.duration_since(w.0) >= WINDOW {
+            *w = (now, 0);
+        }
+        w.1 += 1;
+        Ok(usage_in(&windows, key, now))
+    }
+
     /// Where `key` stands now, without counting a request.
     pub fn usage(&self, key: &ApiKey) -> Usage {
         let windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
@@ -141,6 +159,17 @@ mod tests {
         assert!(matches!(limits.admit(&k), Decision::TooFast(_, 1)));
         tokio::time::advance(Duration::from_secs(1)).await;
         assert!(matches!(limits.admit(&k), Decision::Allowed(u) if u.remaining.is_none()));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn work_spends_the_quota_but_not_the_rate() {
+        let limits = Limits::default();
+        let k = key(Some(3), Some(1.0));
+        assert!(matches!(limits.admit(&k), Decision::Allowed(_)));
+        assert_eq!(limits.spend(&k).map(|u| u.remaining), Ok(Some(1)));
+        assert_eq!(limits.spend(&k).map(|u| u.remaining), Ok(Some(0)));
+        assert_eq!(limits.spend(&k).map_err(|u| u.used), Err(3));
+        assert!(matches!(limits.admit(&k), Decision::QuotaSpent(_)));
     }
 
     /// Many threads at once against a small quota: exactly the quota is admitted, never more.

@@ -13,6 +13,7 @@ use tantivy::{
     DateTime, DocAddress, DocId, DocSet, Score, SegmentOrdinal, SegmentReader, TERMINATED,
 };
 
+use super::cursor::After;
 use super::facet::Facet;
 use super::params::Sort;
 
@@ -27,6 +28,8 @@ const BATCH: usize = 64;
 pub struct Gathered {
     /// Matching documents counted.
     pub count: u64,
+    /// Of those, the documents after the cursor (all of them without one).
+    pub past: u64,
     /// The best hits, best first: `(sort key, address)`.
     pub hits: Vec<(f64, DocAddress)>,
     /// Counts per facet and value.
@@ -39,6 +42,7 @@ impl Gathered {
     /// Adds another index's (or segment's) gathering; `top` hits are kept.
     pub fn merge(&mut self, other: Gathered, top: usize) {
         self.count += other.count;
+        self.past += other.past;
         self.partial |= other.partial;
         self.hits.extend(other.hits);
         self.hits.sort_by(best_first);
@@ -63,6 +67,8 @@ pub struct Gather {
     pub facets: Vec<Facet>,
     /// When to stop collecting.
     pub deadline: Instant,
+    /// Only hits after this cursor bound are kept (and counted in `past`).
+    pub after: Option<After>,
 }
 
 /// A hit in a segment's heap: the smallest key on top, so the heap keeps the largest.
@@ -106,6 +112,8 @@ pub struct GatherSegment {
     time: Option<Column<DateTime>>,
     heap: BinaryHeap<Hit>,
     count: u64,
+    past: u64,
+    after: Option<After>,
     columns: Vec<FacetCounts>,
     /// Matches whose facet values are not counted yet.
     batch: Vec<DocId>,
@@ -137,6 +145,8 @@ impl Collector for Gather {
             time,
             heap: BinaryHeap::with_capacity(self.top + 1),
             count: 0,
+            past: 0,
+            after: self.after,
             columns,
             batch: Vec::with_capacity(BATCH),
             partial: false,
@@ -195,22 +205,14 @@ impl SegmentCollector for GatherSegment {
 
     fn collect(&mut self, doc: DocId, score: Score) {
         self.count += 1;
-        if self.top > 0 {
-            let key = match (self.sort, &self.time) {
-                (Sort::Sample, _) => sample_key(self.segment, doc),
-                (Sort::Relevance, _) | (_, None) => f64::from(score),
-                (Sort::Newest, Some(t)) => t
-                    .first(doc)
-                    .map_or(f64::MIN, |d| d.into_timestamp_secs() as f64),
-                (Sort::Oldest, Some(t)) => t
-                    .first(doc)
-                    .map_or(f64::MIN, |d| -(d.into_timestamp_secs() as f64)),
-            };
-            if self.heap.len() < self.top {
-                self.heap.push(Hit(key, doc));
-            } else if self.heap.peek().is_some_and(|min| key > min.0) {
-                self.heap.pop();
-                self.heap.push(Hit(key, doc));
+        if self.top == 0 && self.after.is_none() {
+            self.past += 1;
+        } else {
+            let key = self.key(doc, score);
+            let addr = DocAddress::new(self.segment, doc);
+            if self.after.is_none_or(|a| a.admits(key, addr)) {
+                self.past += 1;
+                self.keep(key, doc);
             }
         }
         if !self.columns.is_empty() {
@@ -232,6 +234,7 @@ impl SegmentCollector for GatherSegment {
         hits.sort_by(best_first);
         Gathered {
             count: self.count,
+            past: self.past,
             hits,
             facets,
             partial: self.partial,
@@ -240,6 +243,33 @@ impl SegmentCollector for GatherSegment {
 }
 
 impl GatherSegment {
+    /// The sort key of a match.
+    fn key(&self, doc: DocId, score: Score) -> f64 {
+        match (self.sort, &self.time) {
+            (Sort::Sample, _) => sample_key(self.segment, doc),
+            (Sort::Relevance, _) | (_, None) => f64::from(score),
+            (Sort::Newest, Some(t)) => t
+                .first(doc)
+                .map_or(f64::MIN, |d| d.into_timestamp_secs() as f64),
+            (Sort::Oldest, Some(t)) => t
+                .first(doc)
+                .map_or(f64::MIN, |d| -(d.into_timestamp_secs() as f64)),
+        }
+    }
+
+    /// Keeps the hit if it is among the `top` best so far.
+    fn keep(&mut self, key: f64, doc: DocId) {
+        if self.top == 0 {
+            return;
+        }
+        if self.heap.len() < self.top {
+            self.heap.push(Hit(key, doc));
+        } else if self.heap.peek().is_some_and(|min| key > min.0) {
+            self.heap.pop();
+            self.heap.push(Hit(key, doc));
+        }
+    }
+
     /// Counts the facet values of the batched matches.
     fn count_batch(&mut self) {
         for c in &mut self.columns {
@@ -316,12 +346,14 @@ mod tests {
         let at = |s, d| DocAddress::new(s, d);
         let mut a = Gathered {
             count: 0,
+            past: 0,
             hits: vec![(5.0, at(0, 7)), (9.0, at(0, 3)), (5.0, at(0, 2))],
             facets: HashMap::new(),
             partial: false,
         };
         let b = Gathered {
             count: 0,
+            past: 0,
             hits: vec![(5.0, at(1, 0)), (5.0, at(0, 1))],
             facets: HashMap::new(),
             partial: false,

@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 use tantivy::query::Query;
 use tantivy::{IndexReader, ReloadPolicy, Searcher, TantivyDocument};
 
-use super::cloud::keyword_counts;
 use super::collect::{Gather, Gathered};
+use super::cursor::{search_print, state_print, Cursor, CursorError};
 use super::facet::Facet;
 use super::item::Item;
 use super::names::name_puids;
-use super::page::{FacetValue, Page, Terms, Word};
+use super::page::{FacetValue, Page};
 use super::params::{SearchParams, Sort};
 use super::query::build;
 use super::scope::Scope;
@@ -25,8 +25,6 @@ use crate::ExplorerError;
 
 /// Values listed per facet at most (calendar facets list all).
 const FACET_VALUES: usize = 50;
-/// Captures whose words make a word cloud.
-const TERMS_SAMPLE: usize = 1000;
 
 /// Why a search has no answer.
 #[derive(Debug, thiserror::Error)]
@@ -47,6 +45,9 @@ pub enum SearchError {
     /// A file beside the index (its deletions) cannot be read.
     #[error("{0}")]
     Unreadable(String),
+    /// The cursor (`after=`) cannot continue this search: the message says what to do.
+    #[error(transparent)]
+    Cursor(#[from] CursorError),
 }
 
 /// One archive (collection) served.
@@ -131,11 +132,13 @@ pub struct Library {
 }
 
 /// One archive's part of a search.
-struct Part {
-    searcher: Searcher,
-    fields: Fields,
+pub(super) struct Part {
+    /// The archive's place among those served.
+    pub(super) archive: u32,
+    pub(super) searcher: Searcher,
+    pub(super) fields: Fields,
     query: Box<dyn Query>,
-    gathered: Gathered,
+    pub(super) gathered: Gathered,
 }
 
 impl Library {
@@ -178,43 +181,67 @@ impl Library {
             .collect()
     }
 
-    /// Runs `params` in every archive of `scope`, gathering `top` hits.
-    fn run(
+    /// Runs `params` in every archive of `scope`, gathering `top` hits (after `params.after`,
+    /// which must have been made by the same search on the same index state). Also gives the
+    /// fingerprint of the index state searched.
+    pub(super) fn run(
         &self,
         params: &SearchParams,
         scope: &Scope,
         top: usize,
         facets: Vec<Facet>,
-    ) -> Result<Vec<Part>, SearchError> {
+    ) -> Result<(Vec<Part>, u64), SearchError> {
+        let budget = params.budget.map_or(self.budget, |b| b.min(self.budget));
+        self.run_until(params, scope, top, facets, Instant::now() + budget)
+    }
+
+    /// [`Library::run`], collecting until `deadline`.
+    pub(super) fn run_until(
+        &self,
+        params: &SearchParams,
+        scope: &Scope,
+        top: usize,
+        facets: Vec<Facet>,
+        deadline: Instant,
+    ) -> Result<(Vec<Part>, u64), SearchError> {
         let waiting = self.not_ready(scope);
         if !waiting.is_empty() {
             return Err(SearchError::NotReady(waiting));
         }
-        let budget = params.budget.map_or(self.budget, |b| b.min(self.budget));
-        let gather = Gather {
-            top,
-            sort: params.sort,
-            facets,
-            deadline: Instant::now() + budget,
-        };
-        let mut parts = Vec::new();
-        for a in &self.archives {
+        let mut opened = Vec::new();
+        for (i, a) in self.archives.iter().enumerate() {
             if !scope.admits(Facet::Archive, &a.name) {
                 continue;
             }
             let Some(o) = a.opened() else { continue };
+            let searcher = o.reader.searcher();
+            opened.push((i as u32, a.name.as_str(), o, searcher));
+        }
+        let state = state_print(opened.iter().map(|(_, n, _, s)| (*n, s)));
+        if let Some(c) = &params.after {
+            c.check(search_print(params, scope), state)?;
+        }
+        let mut parts = Vec::new();
+        for (archive, _, o, searcher) in opened {
             let fields = o.index.fields();
             let query = build(o.index.index(), &fields, params, scope)?;
-            let searcher = o.reader.searcher();
+            let gather = Gather {
+                top,
+                sort: params.sort,
+                facets: facets.clone(),
+                deadline,
+                after: params.after.map(|c| c.bound_for(archive)),
+            };
             let gathered = searcher.search(&*query, &gather)?;
             parts.push(Part {
+                archive,
                 searcher,
                 fields,
                 query,
                 gathered,
             });
         }
-        Ok(parts)
+        Ok((parts, state))
     }
 
     /// A page of results.
@@ -226,7 +253,7 @@ impl Library {
         } else {
             window
         };
-        let parts = self.run(params, scope, top, params.facets.clone())?;
+        let (parts, state) = self.run(params, scope, top, params.facets.clone())?;
         let mut all = Gathered::default();
         let mut hits: Vec<(f64, usize, tantivy::DocAddress)> = Vec::new();
         for (p, part) in parts.iter().enumerate() {
@@ -245,6 +272,7 @@ impl Library {
         let mut skipped = 0;
         // One pair of snippet generators per archive, made when its first hit needs them.
         let mut generators: Vec<Option<Snippets>> = parts.iter().map(|_| None).collect();
+        let mut last = None;
         for (key, p, addr) in hits {
             let part = &parts[p];
             // Without grouping, the hits of earlier pages are skipped before their documents
@@ -275,10 +303,24 @@ impl Library {
                 item.copies = Some(self.count_sha1(&item.sha1, scope)?);
             }
             data.push(item);
+            last = Some((key, part.archive, addr));
             if data.len() == params.size {
                 break;
             }
         }
+        let page = params.after.map_or(params.page, |c| c.page as usize);
+        let more = all.past > (skipped + data.len()) as u64;
+        let next = match last {
+            Some((key, part, addr)) if more && !all.partial && !params.group_sha1 => Some(Cursor {
+                key,
+                part,
+                addr,
+                page: page as u32 + 1,
+                search: search_print(params, scope),
+                state,
+            }),
+            _ => None,
+        };
         let mut facets = facet_lists(all.facets);
         if let Some(puids) = facets.get_mut(Facet::Puid.name()) {
             let archives: Vec<_> = parts.iter().map(|p| (&p.searcher, &p.fields)).collect();
@@ -287,52 +329,13 @@ impl Library {
         Ok(Page {
             total: all.count,
             count: data.len(),
-            page: params.page + 1,
+            page: page + 1,
             totalpage: all.count.div_ceil(params.size as u64),
             partial: all.partial,
             took_ms: started.elapsed().as_millis() as u64,
             data,
             facets,
-        })
-    }
-
-    /// The most frequent words of the matches: of all of them, or of an even sample of
-    /// 1,000 when there are more, whatever the order `params` asks the results in.
-    pub fn terms(
-        &self,
-        params: &SearchParams,
-        scope: &Scope,
-        size: usize,
-    ) -> Result<Terms, SearchError> {
-        let params = SearchParams {
-            sort: Sort::Sample,
-            ..params.clone()
-        };
-        let parts = self.run(&params, scope, TERMS_SAMPLE, Vec::new())?;
-        let mut hits: Vec<(f64, usize, tantivy::DocAddress)> = Vec::new();
-        let (mut total, mut partial) = (0, false);
-        for (p, part) in parts.iter().enumerate() {
-            total += part.gathered.count;
-            partial |= part.gathered.partial;
-            hits.extend(part.gathered.hits.iter().map(|(k, a)| (*k, p, *a)));
-        }
-        hits.sort_by(|a, b| b.0.total_cmp(&a.0));
-        hits.truncate(TERMS_SAMPLE);
-        let searchers: Vec<&Searcher> = parts.iter().map(|p| &p.searcher).collect();
-        let sample: Vec<(usize, tantivy::DocAddress)> =
-            hits.iter().map(|(_, p, a)| (*p, *a)).collect();
-        let counts = keyword_counts(&searchers, &sample)?;
-        let mut terms: Vec<Word> = counts
-            .into_iter()
-            .map(|(term, count)| Word { term, count })
-            .collect();
-        terms.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.term.cmp(&b.term)));
-        terms.truncate(size);
-        Ok(Terms {
-            total,
-            sampled: hits.len() as u64,
-            partial,
-            terms,
+            next: next.map(|c| c.encode()),
         })
     }
 
@@ -345,6 +348,7 @@ impl Library {
         };
         Ok(self
             .run(&params, scope, 0, Vec::new())?
+            .0
             .iter()
             .map(|p| p.gathered.count)
             .sum())

@@ -51,6 +51,7 @@ impl Library {
                 sort: Sort::Oldest,
                 facets: Vec::new(),
                 deadline: Instant::now() + self.budget,
+                after: None,
             };
             let found = searcher.search(&BooleanQuery::new(clauses), &gather)?;
             for (_, addr) in found.hits {

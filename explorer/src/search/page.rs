@@ -27,6 +27,10 @@ pub struct Page<T = Item> {
     pub data: Vec<T>,
     /// Counts per facet: calendar facets in time order, the others most frequent first.
     pub facets: BTreeMap<String, Vec<FacetValue>>,
+    /// The cursor of the following page, to pass as `after=`; absent on the last page (and on
+    /// a partial or grouped one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
 }
 
 impl<T> Page<T> {
@@ -41,6 +45,7 @@ impl<T> Page<T> {
             took_ms: self.took_ms,
             data: self.data.into_iter().map(show).collect(),
             facets: self.facets,
+            next: self.next,
         }
     }
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 use time::macros::format_description;
 use time::{Date, OffsetDateTime, PrimitiveDateTime};
 
+use super::cursor::Cursor;
 use super::facet::{Facet, DEFAULT};
 
 /// Results per page at most.
@@ -50,6 +51,11 @@ pub struct SearchParams {
     pub group_sha1: bool,
     /// A time budget shorter than the server's, if the caller asks for one.
     pub budget: Option<Duration>,
+    /// The page after this cursor (the `next` of the previous answer) instead of `page`.
+    pub after: Option<Cursor>,
+    /// Only the captures that are parts with a PWID (not a parameter: a corpus export's, whose
+    /// parts are exactly those).
+    pub parts_only: bool,
 }
 
 impl Default for SearchParams {
@@ -65,6 +71,8 @@ impl Default for SearchParams {
             facets: DEFAULT.to_vec(),
             group_sha1: false,
             budget: None,
+            after: None,
+            parts_only: false,
         }
     }
 }
@@ -88,12 +96,14 @@ impl SearchParams {
                 "facets" => p.facets = facets(value)?,
                 "group" if value == "sha1" => p.group_sha1 = true,
                 "group" => return Err(format!("group={value:?}: the only grouping is group=sha1")),
+                "after" if value.is_empty() => {}
+                "after" => p.after = Some(Cursor::decode(value).map_err(|e| e.to_string())?),
                 "timeout_ms" => {
                     p.budget = Some(Duration::from_millis(number(name, value, 0, 60_000)? as u64))
                 }
                 other => {
                     let facet: Facet = other.parse().map_err(|_| {
-                        format!("unknown parameter {other:?}: use q, from, until, page, size, sort, facets, group, timeout_ms or a facet name")
+                        format!("unknown parameter {other:?}: use q, from, until, page, after, size, sort, facets, group, timeout_ms or a facet name")
                     })?;
                     calendar_value(facet, value)?;
                     p.filters.push((facet, value.clone()));
@@ -107,9 +117,15 @@ impl SearchParams {
             Some("oldest") => Sort::Oldest,
             Some(other) => return Err(format!("sort={other:?}: use relevance, newest or oldest")),
         };
+        if p.after.is_some() && (p.page > 0 || p.group_sha1) {
+            return Err(
+                "after= continues a search page by page: give it without page= and group=".into(),
+            );
+        }
         if (p.page.saturating_add(1)).saturating_mul(p.size) > MAX_WINDOW {
             return Err(format!(
-                "page {} of {} results goes past the first {MAX_WINDOW} results; narrow the query",
+                "page {} of {} results goes past the first {MAX_WINDOW} results; narrow the query, \
+                 or page by cursor: pass each answer's `next` as after=",
                 p.page + 1,
                 p.size
             ));
@@ -296,6 +312,8 @@ mod tests {
             ("page=5000&size=100", "narrow"),
             ("page=101&size=100", "page 101 of 100"),
             ("group=host", "group=sha1"),
+            ("page=5000&size=100", "after="),
+            ("after=nonsense", "not a cursor"),
             ("year=abcd", "year=\"abcd\" is not a date: use YYYY"),
             ("year=20245", "not a date"),
             (
@@ -311,6 +329,31 @@ mod tests {
         ] {
             let e = parse(q).unwrap_err();
             assert!(e.contains(says), "{q}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_cursor_is_read_and_goes_without_page_and_grouping() {
+        let c = Cursor {
+            key: 1.5,
+            part: 0,
+            addr: tantivy::DocAddress::new(0, 9),
+            page: 1,
+            search: 1,
+            state: 2,
+        };
+        let token = c.encode();
+        assert_eq!(parse(&format!("after={token}")).unwrap().after, Some(c));
+        assert_eq!(
+            parse("after=").unwrap().after,
+            None,
+            "empty: the first page"
+        );
+        for q in [
+            format!("page=2&after={token}"),
+            format!("group=sha1&after={token}"),
+        ] {
+            assert!(parse(&q).unwrap_err().contains("without page="), "{q}");
         }
     }
 }

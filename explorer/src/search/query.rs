@@ -61,6 +61,10 @@ pub fn build(
     if let Some(q) = scope_query(fields, scope).map_err(SearchError::BadRequest)? {
         must.push(q);
     }
+    if params.parts_only {
+        let any = RegexQuery::from_pattern(".+", fields.pwid).map_err(SearchError::Index)?;
+        must.push(Box::new(any));
+    }
     Ok(match must.len() {
         0 => Box::new(AllQuery),
         1 => must.pop().expect("one query"),

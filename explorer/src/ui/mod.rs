@@ -24,6 +24,7 @@ mod chart;
 mod cloud;
 mod crate_table;
 mod error;
+mod export;
 mod facets;
 mod format;
 mod help;

@@ -7,7 +7,7 @@ use axum::response::IntoResponse;
 use maud::{html, Markup};
 
 use super::query::Query;
-use super::{calendar, chart, cloud, facets, help, layout, results};
+use super::{calendar, chart, cloud, export, facets, help, layout, results};
 use crate::search::{Facet, Page, SearchParams, Terms};
 use crate::web::{AppError, Caller, FromPairs, Pairs, Params, Public};
 
@@ -40,13 +40,13 @@ pub(super) async fn page(
             let scope = who.scope();
             let page = s.library.search(&params, &scope)?;
             let terms = s.library.terms(&params, &scope, CLOUD_WORDS)?;
-            Ok(render(&query, &page, &terms))
+            Ok(render(&query, &page, &terms, s.access.anonymous_api))
         })
         .await?;
     Ok((caller.rate_limit(), layout::html(markup)))
 }
 
-fn render(query: &Query, page: &Page, terms: &Terms) -> Markup {
+fn render(query: &Query, page: &Page, terms: &Terms, open_api: bool) -> Markup {
     let title = match query.q() {
         "" => "Browse the archive".to_owned(),
         q => format!("{q} — search"),
@@ -60,6 +60,7 @@ fn render(query: &Query, page: &Page, terms: &Terms) -> Markup {
                 section.results {
                     (help::help())
                     (results::summary(query, page))
+                    (export::menu(query, page, open_api))
                     (results::list(query, page))
                     (results::paging(query, page))
                 }

@@ -17,7 +17,7 @@ use super::error::{AppError, Spent, Unauthorized};
 use super::ratelimit::RateLimit;
 use super::state::AppState;
 use crate::config::AccessConfig;
-use crate::keys::{ApiKey, Decision};
+use crate::keys::{ApiKey, Decision, Usage};
 use crate::search::Scope;
 
 /// A door, as admission sees it: whether it answers callers without a key.
@@ -95,6 +95,37 @@ impl<D> Caller<D> {
         self.limits
     }
 
+    /// The server's state.
+    pub(crate) fn state(&self) -> &Arc<AppState> {
+        &self.state
+    }
+
+    /// Counts one more request of the caller's quota for work its request goes on doing (an
+    /// export's next thousand captures); the 429 when the quota is spent. A caller without a
+    /// key, or a key without a quota, is never refused.
+    pub(crate) fn spend(&self) -> Result<(), AppError> {
+        let Who::Key(key) = &self.who else {
+            return Ok(());
+        };
+        self.state
+            .limits
+            .spend(key)
+            .map(|_| ())
+            .map_err(|u| spent(&u))
+    }
+
+    /// Whether `n` more requests fit the caller's quota now; the 429 when they do not.
+    pub(crate) fn afford(&self, n: u64) -> Result<(), AppError> {
+        let Who::Key(key) = &self.who else {
+            return Ok(());
+        };
+        let u = self.state.limits.usage(key);
+        match u.remaining {
+            Some(r) if r < n => Err(spent(&u)),
+            _ => Ok(()),
+        }
+    }
+
     /// Runs `work` off the async runtime with a search permit: one search per core at a time,
     /// the others wait their turn rather than share the cores as many threads.
     pub(crate) async fn run<T: Send + 'static>(
@@ -137,16 +168,21 @@ fn admit(state: &AppState, headers: &HeaderMap, open: bool) -> Result<(Who, Rate
         .ok_or(AppError::Unauthorized(Unauthorized::Unknown))?;
     match state.limits.admit(&key) {
         Decision::Allowed(u) => Ok((Who::Key(Box::new(key)), RateLimit::of(&u))),
-        Decision::QuotaSpent(u) => Err(AppError::TooMany {
-            spent: Spent::Quota(u.quota.unwrap_or_default()),
-            retry: u.reset,
-            limits: RateLimit::of(&u),
-        }),
+        Decision::QuotaSpent(u) => Err(spent(&u)),
         Decision::TooFast(u, wait) => Err(AppError::TooMany {
             spent: Spent::Rate(key.rate_per_sec.unwrap_or_default()),
             retry: wait.max(1),
             limits: RateLimit::of(&u),
         }),
+    }
+}
+
+/// The 429 of a spent quota.
+fn spent(u: &Usage) -> AppError {
+    AppError::TooMany {
+        spent: Spent::Quota(u.quota.unwrap_or_default()),
+        retry: u.reset,
+        limits: RateLimit::of(u),
     }
 }
 

@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use super::ratelimit::RateLimit;
-use crate::search::{MementoError, SearchError};
+use crate::search::{CursorError, MementoError, SearchError};
 
 /// An answer that is not a result. Its `Display` is the message the caller reads.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -31,6 +31,12 @@ pub(crate) enum AppError {
         /// The captures of the item nearest to the time asked for, in time order.
         nearest: Vec<Nearby>,
     },
+    /// 409: the request does not fit the state it refers to (a cursor of another search).
+    #[error("{0}")]
+    Conflict(String),
+    /// 410: what the request refers to is gone (a cursor of an index that has changed).
+    #[error("{0}")]
+    Gone(String),
     /// 429: the key's quota or rate is spent.
     #[error("{spent}; retry after {retry} s")]
     TooMany {
@@ -114,6 +120,8 @@ impl AppError {
             AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             AppError::NotFound(_) | AppError::NotAt { .. } => StatusCode::NOT_FOUND,
+            AppError::Conflict(_) => StatusCode::CONFLICT,
+            AppError::Gone(_) => StatusCode::GONE,
             AppError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
         }
@@ -133,6 +141,11 @@ impl From<SearchError> for AppError {
         match e {
             SearchError::BadRequest(m) => AppError::BadRequest(m),
             SearchError::Query(e) => AppError::BadRequest(e.to_string()),
+            SearchError::Cursor(e) => match e {
+                CursorError::Malformed(_) => AppError::BadRequest(e.to_string()),
+                CursorError::OtherSearch => AppError::Conflict(e.to_string()),
+                CursorError::Stale => AppError::Gone(e.to_string()),
+            },
             SearchError::NotReady(archives) => AppError::unavailable(
                 format!(
                     "the index of {} is being built; try again shortly",

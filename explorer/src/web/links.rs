@@ -53,6 +53,18 @@ pub(crate) fn search<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) ->
     }
 }
 
+/// The API's export of a search (`pairs`, the API's parameters) in `format`,
+/// `/api/v1/export?format=…&…`.
+pub(crate) fn export<'a>(
+    format: &str,
+    pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> String {
+    let mut s = Serializer::new(String::new());
+    s.append_pair("format", format);
+    s.extend_pairs(pairs);
+    format!("/api/v1/export?{}", s.finish())
+}
+
 /// The two forms of a TimeMap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TimeMap {

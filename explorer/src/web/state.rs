@@ -3,6 +3,7 @@
 
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
@@ -24,6 +25,9 @@ pub struct AppState {
     /// Searches running at once: one per core; the others wait their turn, rather than share
     /// the cores as many threads.
     pub searching: tokio::sync::Semaphore,
+    /// Exports being written: each one's work ends when it is complete, stopped, or its
+    /// client went away.
+    pub exporting: AtomicUsize,
     keys_path: PathBuf,
     keys: Mutex<(KeyFile, Option<FileVersion>)>,
 }
@@ -45,6 +49,7 @@ impl AppState {
             searching: tokio::sync::Semaphore::new(
                 std::thread::available_parallelism().map_or(2, |n| n.get()),
             ),
+            exporting: AtomicUsize::new(0),
             keys_path,
             keys: Mutex::new((keys, version)),
         })

@@ -3,6 +3,7 @@
 //! days, the word cloud and the MIME chart describe the results, a URL's timeline (`browse`); a
 //! capture page shows its CRATE and its image, and links to its replay in pywb (`capture`); a
 //! deleted file is "Gone since" its deletion until it comes back (`gone`); the
+//! the search page's export menu, its count and its downloads (`export`); the
 //! API page's sandbox with a key, the pages without JavaScript, bad input as a readable error
 //! page (`plain`); the query help, pages counted from 1, formats by name and the OAI sets
 //! (`reading`); an archived page's scripts, as a memento, reach nothing of the
@@ -11,6 +12,7 @@
 
 mod browse;
 mod capture;
+mod export;
 mod gone;
 mod plain;
 mod reading;

@@ -1,8 +1,10 @@
 //! Explorer: a synthetic archive of mixed captures (`modoai_explorer::synthetic`) indexed by
 //! `modoai-explorer index` (rate, size per capture, an incremental 1 %), searched with three
-//! facets at 1 and 16 concurrent clients (p50/p99, server RSS), and the TimeMap of a URL with
-//! 1,000 captures against pywb's own TimeMap of the same archive.
+//! facets at 1 and 16 concurrent clients (p50/p99, server RSS), every hit walked by cursor (last
+//! pages against first pages) and a tenth of it exported as CSV (rows/s, server RSS), and the
+//! TimeMap of a URL with 1,000 captures against pywb's own TimeMap of the same archive.
 
+mod export;
 mod search;
 
 use std::path::Path;
@@ -78,6 +80,7 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
         )),
     ];
     figures.extend(search::run(ctx, &archive).await?);
+    figures.extend(export::run(ctx, &archive).await?);
     figures.push(timemap(ctx).await?);
     // The same archive indexed again from scratch without identification: what Siegfried costs
     // on the captures without a CRATE (all but the JPEGs), from an empty cache above.

@@ -9,14 +9,18 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 
 use modoai_protocol::Datestamp;
-use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
-use quick_xml::Writer;
 use sha1::{Digest, Sha1};
 use time::OffsetDateTime;
 
 use crate::archive::{parts_of, Entry, Part, Reader, Timeline};
 use crate::pwid::{Coverage, Pwid};
 use crate::warc::base32;
+
+mod verify;
+mod writer;
+
+pub use verify::{verify, Finding, Verified, VerifyError};
+pub use writer::{CorpusWriter, Head, PartFacts};
 
 /// The namespace of corpus definitions.
 pub const NS: &str = "urn:modoai:corpus:2026";
@@ -140,72 +144,37 @@ pub fn write_corpus(
         coverage: Coverage::Collection,
         item: format!("urn:sha1:{}", base32(&hasher.finalize())),
     };
-    let mut w = Writer::new_with_indent(out, b' ', 2);
-    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
-    let pwid_text = pwid.to_string();
-    w.write_event(Event::Start(
-        BytesStart::new("corpus").with_attributes([("xmlns", NS), ("pwid", pwid_text.as_str())]),
-    ))?;
-    text(&mut w, "archive", &archive_id)?;
-    text(&mut w, "created", &crate::warc::warc_date(created))?;
-    if let Some(d) = description {
-        text(&mut w, "description", d)?;
-    }
-    w.write_event(Event::Start(BytesStart::new("selection")))?;
-    let day = |d: &Option<Datestamp>| d.map(|d| d.to_string());
-    for (name, value) in [
-        ("host", selection.host.clone()),
-        ("set", selection.set.clone()),
-        ("from", day(&selection.from)),
-        ("until", day(&selection.until)),
-        ("at", day(&selection.at)),
-    ] {
-        if let Some(v) = value {
-            text(&mut w, name, &v)?;
-        }
-    }
-    if selection.deleted {
-        w.write_event(Event::Empty(BytesStart::new("deleted")))?;
-    }
-    w.write_event(Event::End(BytesEnd::new("selection")))?;
-    text(&mut w, "count", &count.to_string())?;
+    let head = Head {
+        pwid: &pwid,
+        archive: &archive_id,
+        created,
+        description,
+        selection,
+        count,
+    };
+    let mut w = CorpusWriter::new(out, &head)?;
     each.part(|entry, p, deleted| {
         let r = &p.record;
-        let (pwid, offset, length) = (
-            p.pwid.to_string(),
-            r.offset.to_string(),
-            r.length.to_string(),
-        );
-        let mut start = BytesStart::new("part").with_attributes([
-            ("pwid", pwid.as_str()),
-            ("url", r.uri.as_str()),
-            ("identifier", entry.identifier.as_str()),
-            ("datestamp", entry.datestamp.as_str()),
-            ("type", r.kind.as_str()),
-            ("contentType", r.mime.as_str()),
-            ("digest", r.digest.as_str()),
-            ("warcFile", r.file.as_str()),
-            ("offset", offset.as_str()),
-            ("length", length.as_str()),
-        ]);
-        if let Some(d) = deleted {
-            start.push_attribute(("deleted", d));
-        }
-        w.write_event(Event::Empty(start))
+        w.part(&PartFacts {
+            pwid: &p.pwid,
+            url: &r.uri,
+            identifier: &entry.identifier,
+            datestamp: &entry.datestamp,
+            kind: r.kind.as_str(),
+            content_type: &r.mime,
+            digest: &r.digest,
+            warc_file: &r.file,
+            offset: r.offset,
+            length: r.length,
+            deleted,
+        })
     })?;
-    w.write_event(Event::End(BytesEnd::new("corpus")))?;
-    w.into_inner().flush()?;
+    w.finish()?.flush()?;
     Ok(Corpus {
         pwid,
         parts: count,
         left_out,
     })
-}
-
-fn text<W: Write>(w: &mut Writer<W>, name: &str, value: &str) -> io::Result<()> {
-    w.write_event(Event::Start(BytesStart::new(name)))?;
-    w.write_event(Event::Text(BytesText::new(value)))?;
-    w.write_event(Event::End(BytesEnd::new(name)))
 }
 
 /// The entries a selection by history keeps (by their ledger position after them), with the

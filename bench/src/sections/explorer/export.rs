@@ -1,0 +1,118 @@
+//! Every result of a search: a walk of every hit by cursor (`after=`, 100 a page), the last
+//! pages' latency against the first pages', and an export of about a tenth of the archive as CSV
+//! (rows per second), with the server's memory.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{bail, ensure};
+
+use super::{serve, TARGET_RSS_MIB as RSS_TARGET};
+use crate::http::{encode, Http};
+use crate::report::{median, Figure};
+use crate::sections::Ctx;
+
+/// The last page's latency at most, as a multiple of the first page's.
+const TARGET_LAST_PAGE: f64 = 1.2;
+/// CSV rows exported per second at least.
+const TARGET_CSV_ROWS: f64 = 100_000.0;
+/// Pages timed at each end of the walk.
+const ENDS: usize = 10;
+
+pub(super) async fn run(ctx: &Ctx, archive: &Path) -> anyhow::Result<Vec<Figure>> {
+    let (server, base) = serve(ctx, archive).await?;
+    let http = Http::new();
+    let (pages, hits, first, last) = walk(&http, &base).await?;
+    let mut figures = vec![Figure::new(
+        "explorer",
+        format!("cursor walk of {hits} hits, 100 a page: last pages / first pages"),
+        last / first,
+        "x",
+    )
+    .peer("target", TARGET_LAST_PAGE)
+    .note(format!(
+        "{pages} pages; median of the first {ENDS} {first:.1} ms, of the last {ENDS} {last:.1} ms"
+    ))];
+    figures.push(
+        Figure::new(
+            "explorer",
+            "server RSS after the cursor walk",
+            server.peak_mib(),
+            "MiB",
+        )
+        .peer("target", RSS_TARGET),
+    );
+    let (mime, expected) = tenth(&http, &base).await?;
+    let url = format!("{base}/api/v1/export?format=csv&mime={}", encode(&mime));
+    let started = Instant::now();
+    let r = http.get(&url).await?;
+    let took = started.elapsed().as_secs_f64();
+    ensure!(r.status == 200, "{url}: HTTP {}", r.status);
+    let tail = String::from_utf8_lossy(&r.tail);
+    let done = format!("# complete: {expected} captures");
+    ensure!(
+        tail.trim_end().ends_with(&done),
+        "{url}: the export ends {:?}",
+        tail.lines().last()
+    );
+    figures.push(
+        Figure::new(
+            "explorer",
+            format!("export of {expected} captures as CSV"),
+            expected as f64 / took,
+            "rows/s",
+        )
+        .peer("target", TARGET_CSV_ROWS)
+        .note(format!(
+            "{:.1} s, {:.1} MiB, mime={mime}; server peak RSS {:.0} MiB (target {RSS_TARGET} MiB)",
+            took,
+            r.bytes as f64 / (1 << 20) as f64,
+            server.peak_mib()
+        )),
+    );
+    Ok(figures)
+}
+
+/// Walks every capture, newest first, 100 a page by cursor: pages, hits, and the median
+/// latency (ms) of the first and of the last [`ENDS`] pages.
+async fn walk(http: &Http, base: &str) -> anyhow::Result<(usize, u64, f64, f64)> {
+    let mut times = Vec::new();
+    let (mut after, mut hits) = (String::new(), 0u64);
+    loop {
+        let url = format!("{base}/api/v1/search?size=100&facets=&after={after}");
+        let started = Instant::now();
+        let page: serde_json::Value = serde_json::from_str(&http.text(&url).await?)?;
+        times.push(started.elapsed().as_secs_f64() * 1e3);
+        if page["partial"] == true {
+            bail!("{url}: a partial page (raise [search] budget-ms)");
+        }
+        hits += page["count"].as_u64().unwrap_or_default();
+        match page["next"].as_str() {
+            Some(next) => after = next.to_owned(),
+            None => break,
+        }
+    }
+    let ends = ENDS.min(times.len());
+    let first = median(&times[..ends]);
+    let last = median(&times[times.len() - ends..]);
+    Ok((times.len(), hits, first, last))
+}
+
+/// The MIME type whose captures are nearest a tenth of the archive, and their count.
+async fn tenth(http: &Http, base: &str) -> anyhow::Result<(String, u64)> {
+    let page: serde_json::Value = serde_json::from_str(
+        &http
+            .text(&format!("{base}/api/v1/search?size=1&facets=mime"))
+            .await?,
+    )?;
+    let goal = page["total"].as_u64().unwrap_or_default() / 10;
+    let values = page["facets"]["mime"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let best = values
+        .iter()
+        .filter_map(|v| Some((v["value"].as_str()?.to_owned(), v["count"].as_u64()?)))
+        .min_by_key(|(_, n)| n.abs_diff(goal));
+    best.ok_or_else(|| anyhow::anyhow!("no MIME facet in {page}"))
+}
