@@ -586,3 +586,54 @@ fn warcproxs_recording_with_its_revisit_is_indexed_and_replayed_as_pywb_replays_
     let t = all["data"][0]["timestamp"].as_str().unwrap();
     same_as_pywb(&explorer, &pywb_id(&dir, &[format!("{t}={about}")]));
 }
+
+#[test]
+fn exports_cover_foreign_captures_and_cdxj_says_which_collection_it_cannot_copy() {
+    let work = work_dir("foreign-export");
+    let crawl = work.join("crawl");
+    write_cases(&crawl, "first");
+    let (indexes, named) = (work.join("indexes"), format!("harbour={}", crawl.display()));
+    let explorer = Explorer::start_with(
+        &[
+            "--archive",
+            &named,
+            "--index-dir",
+            indexes.to_str().unwrap(),
+            "--settle",
+            "0",
+        ],
+        &work,
+        "[access]\nanonymous-api = true\n",
+    );
+    let total = explorer.get_ready("/api/v1/search", None).json()["total"]
+        .as_u64()
+        .unwrap();
+    assert!(total > 0);
+    let csv = explorer.get("/api/v1/export?format=csv", None);
+    assert_eq!(csv.status, 200, "{}", csv.body);
+    assert!(
+        csv.body
+            .ends_with(&format!("# complete: {total} captures\r\n")),
+        "{}",
+        csv.body
+    );
+    assert!(csv.body.contains("harbour"), "the collection: {}", csv.body);
+    let jsonl = explorer.get("/api/v1/export?format=jsonl", None);
+    let last = jsonl.body.lines().last().unwrap();
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(last).unwrap(),
+        serde_json::json!({"captures": total, "complete": true})
+    );
+    // CDXJ copies each modoai archive's own index: a foreign collection has none, and the
+    // answer says so before anything is sent, naming the collection and what to do instead.
+    let cdxj = explorer.get("/api/v1/export?format=cdxj", None);
+    assert_eq!(cdxj.status, 400, "{}", cdxj.body);
+    assert!(
+        cdxj.body.contains("\\\"harbour\\\"") && cdxj.body.contains("cdxj-indexer"),
+        "{}",
+        cdxj.body
+    );
+    // Leaving the collection out is an empty but valid CDXJ export.
+    let none = explorer.get("/api/v1/export?format=cdxj&archive=elsewhere", None);
+    assert_eq!((none.status, none.body.as_str()), (200, ""));
+}

@@ -117,7 +117,10 @@ impl<'a> Loader<'a> {
             return io::copy(&mut body, to);
         }
         let at = self.resolved(&planned.record, &planned.mime)?;
-        let mut record = self.archive()?.open_payload(&at).map_err(io::Error::other)?;
+        let mut record = self
+            .archive()?
+            .open_payload(&at)
+            .map_err(io::Error::other)?;
         io::copy(&mut record.block, to)
     }
 

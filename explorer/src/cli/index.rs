@@ -12,8 +12,8 @@ use modoai_cli::{usage, Exit};
 use super::state::state_dir;
 use super::tools;
 use super::ForeignArgs;
-use crate::identify::Identifier;
 use crate::collection::CollectionArg;
+use crate::identify::Identifier;
 use crate::index::{build_collection, BuildOptions, BuildReport};
 use std::time::Duration;
 

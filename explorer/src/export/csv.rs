@@ -110,6 +110,8 @@ mod tests {
             crate_at: None,
             problem: None,
             excerpt: String::new(),
+            location: None,
+            payload_at: None,
         }
     }
 }

@@ -19,8 +19,8 @@ use super::reading::{produce, Job};
 use super::schema::{Fields, SCHEMA_VERSION};
 use super::store::ArchiveIndex;
 use crate::capture::{Capture, CaptureKind, Loader};
-use crate::identify::Batcher;
 use crate::collection::Collection;
+use crate::identify::Batcher;
 use crate::ExplorerError;
 
 /// A job done: its number, its captures, its file and how far that is read.

@@ -86,9 +86,19 @@ impl Library {
             let searcher = o.reader.searcher();
             let mut fruits = searcher.search(&*query, &Bits)?;
             fruits.sort_by_key(|f| f.0);
+            let count = fruits.iter().map(|f| f.2).sum();
+            if count > 0 && !a.collection.is_archive() {
+                return Err(SearchError::BadRequest(format!(
+                    "format=cdxj copies the lines of each modoai archive's own CDXJ index; {count} \
+                     captures of this search are in the collection {:?}, read from WARC/ARC/WACZ \
+                     files that have none: leave it out (archive:NAME filters), export csv, \
+                     jsonl or corpus, or index its files with cdxj-indexer",
+                    a.name
+                )));
+            }
             out.push(Members {
                 dir: a.dir.clone(),
-                count: fruits.iter().map(|f| f.2).sum(),
+                count,
                 bits: fruits.into_iter().map(|f| f.1).collect(),
                 searcher,
                 id: fields.id,
