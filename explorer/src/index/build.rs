@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::sync::{Arc, Mutex};
 
 use modoai_archive::archive::{Reader, Timeline};
 use modoai_tools::ToolRunner;
@@ -16,9 +16,10 @@ use tantivy::{IndexWriter, TantivyError};
 
 use super::document::document;
 use super::gone::{Gone, GoneWriter};
+use super::jobs;
 use super::schema::SCHEMA_VERSION;
 use super::store::{ArchiveIndex, Checkpoint};
-use crate::capture::{Capture, Loader, Planned, Planner};
+use crate::capture::{Capture, Loader, Planner};
 use crate::identify::{Batcher, Identifier};
 use crate::ExplorerError;
 
@@ -105,19 +106,9 @@ impl Progress for () {
     fn end(&self) {}
 }
 
-/// One ledger entry's captures, numbered in ledger order.
-struct Job {
-    seq: u64,
-    planned: Vec<Planned>,
-    /// The files the entry records as deleted.
-    gone: Vec<Gone>,
-    /// Ledger position after the entry.
-    end: u64,
-}
-
-type Done = (u64, io::Result<Vec<Capture>>, Vec<Gone>, u64);
-/// A job done, waiting for its turn: its captures, its deletions, the ledger position after it.
-type Loaded = (io::Result<Vec<Capture>>, Vec<Gone>, u64);
+/// One ledger entry's captures, numbered in ledger order, with the files the entry records as
+/// deleted and the ledger position after it.
+type Job = jobs::Job<(Vec<Gone>, u64)>;
 
 /// Indexes what the archive at `archive` (named `name`) holds beyond the index's checkpoint.
 pub fn build(
@@ -182,7 +173,7 @@ fn run(
 ) -> Result<(), ExplorerError> {
     let threads = options.threads.max(1);
     let (job_tx, job_rx) = sync_channel::<Job>(threads * 8);
-    let (done_tx, done_rx) = sync_channel::<Done>(threads * 8);
+    let (done_tx, done_rx) = sync_channel::<jobs::Done<(Vec<Gone>, u64)>>(threads * 8);
     let job_rx = Arc::new(Mutex::new(job_rx));
     let fields = index.fields();
     let fail = |e| ExplorerError::index(index.path())(e);
@@ -192,11 +183,12 @@ fn run(
         for _ in 0..threads {
             let (rx, tx) = (Arc::clone(&job_rx), done_tx.clone());
             let loader = Loader::new(reader, options.tools.clone(), options.runtime.clone());
-            scope.spawn(move || work(&loader, &rx, &tx));
+            scope.spawn(move || jobs::work(&loader, &rx, &tx));
         }
         drop(done_tx);
         let mut at = start;
-        let mut pending: BTreeMap<u64, Loaded> = BTreeMap::new();
+        // Jobs done, waiting for their turn.
+        let mut pending = BTreeMap::new();
         let (mut next, mut since_commit) = (0u64, 0usize);
         let mut outcome = Ok(());
         // Whether the deletions file holds those of the ledger up to `at` (not yet for an
@@ -226,9 +218,9 @@ fn run(
             }
             Ok::<(), ExplorerError>(())
         };
-        for (seq, captures, deleted, end) in done_rx.iter() {
-            pending.insert(seq, (captures, deleted, end));
-            while let Some((captures, deleted, end)) = pending.remove(&next) {
+        for (seq, captures, then) in done_rx.iter() {
+            pending.insert(seq, (captures, then));
+            while let Some((captures, then)) = pending.remove(&next) {
                 next += 1;
                 let captures = match captures {
                     Ok(c) => c,
@@ -238,7 +230,7 @@ fn run(
                         break;
                     }
                 };
-                for (captures, (deleted, end)) in batcher.push(captures, (deleted, end)) {
+                for (captures, (deleted, end)) in batcher.push(captures, then) {
                     add(captures, deleted, end)?;
                 }
             }
@@ -288,8 +280,7 @@ fn produce(
         let job = Job {
             seq,
             planned: Vec::new(),
-            gone: earlier,
-            end: start.ledger,
+            then: (earlier, start.ledger),
         };
         if jobs.send(job).is_err() {
             return Ok(cancel.load(Ordering::Relaxed));
@@ -306,8 +297,7 @@ fn produce(
         let job = Job {
             seq,
             planned: planner.plan(&entry),
-            gone: deletion.iter().flat_map(Gone::of).collect(),
-            end,
+            then: (deletion.iter().flat_map(Gone::of).collect(), end),
         };
         if jobs.send(job).is_err() {
             return Ok(cancel.load(Ordering::Relaxed));
@@ -333,22 +323,6 @@ fn warm_up(reader: &Reader, start: Checkpoint, timeline: &mut Timeline) -> io::R
         }
     }
     Ok(earlier)
-}
-
-/// Loads the captures of jobs until there are none.
-fn work(loader: &Loader<'_>, jobs: &Mutex<Receiver<Job>>, done: &SyncSender<Done>) {
-    loop {
-        let job = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv();
-        let Ok(job) = job else { return };
-        let captures = job
-            .planned
-            .into_iter()
-            .map(|p| loader.load(p))
-            .collect::<io::Result<Vec<_>>>();
-        if done.send((job.seq, captures, job.gone, job.end)).is_err() {
-            return;
-        }
-    }
 }
 
 /// Commits the documents added and the deletions appended (synced first, and covered when

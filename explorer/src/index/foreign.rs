@@ -4,10 +4,9 @@
 //! how far each file is read ([`FilesCheckpoint`]).
 
 use std::collections::BTreeMap;
-use std::io;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::mpsc::sync_channel;
+use std::sync::{Arc, Mutex};
 
 use modoai_archive::any::{Input, ListOptions, Source, Summary};
 use tantivy::{IndexWriter, TantivyError};
@@ -15,6 +14,7 @@ use tantivy::{IndexWriter, TantivyError};
 use super::build::{BuildOptions, BuildReport, Progress};
 use super::document::document;
 use super::files::{files_checkpoint, not_read, size_of, FileRead, FilesCheckpoint};
+use super::jobs;
 use super::reading::{produce, Job};
 use super::schema::{Fields, SCHEMA_VERSION};
 use super::store::ArchiveIndex;
@@ -22,9 +22,6 @@ use crate::capture::{Capture, CaptureKind, Loader};
 use crate::collection::Collection;
 use crate::identify::Batcher;
 use crate::ExplorerError;
-
-/// A job done: its number, its captures, its file and how far that is read.
-type Done = (u64, io::Result<Vec<Capture>>, String, FileRead);
 
 /// Indexes what the foreign collection `c` holds beyond its index's last commit. Files still
 /// being written (`*.open`, or changed within [`BuildOptions::settle`]) wait for the next run.
@@ -117,7 +114,7 @@ fn run(
 ) -> Result<(), ExplorerError> {
     let threads = options.threads.max(1);
     let (job_tx, job_rx) = sync_channel::<Job>(threads * 8);
-    let (done_tx, done_rx) = sync_channel::<Done>(threads * 8);
+    let (done_tx, done_rx) = sync_channel::<jobs::Done<(String, FileRead)>>(threads * 8);
     let job_rx = Arc::new(Mutex::new(job_rx));
     let fields = index.fields();
     let fail = |e| ExplorerError::index(index.path())(e);
@@ -128,12 +125,12 @@ fn run(
         for _ in 0..threads {
             let (rx, tx) = (Arc::clone(&job_rx), done_tx.clone());
             let loader = Loader::foreign(options.tools.clone(), options.runtime.clone());
-            scope.spawn(move || work(&loader, &rx, &tx));
+            scope.spawn(move || jobs::work(&loader, &rx, &tx));
         }
         drop(done_tx);
         let mut at = start;
-        let mut pending: BTreeMap<u64, (io::Result<Vec<Capture>>, String, FileRead)> =
-            BTreeMap::new();
+        // Jobs done, waiting for their turn.
+        let mut pending = BTreeMap::new();
         let (mut next, mut since_commit, mut bytes) = (0u64, 0usize, 0u64);
         let mut outcome = Ok(());
         // Loaded captures wait here, in order, until a batch of them is identified.
@@ -158,9 +155,9 @@ fn run(
             }
             Ok::<(), ExplorerError>(())
         };
-        for (seq, captures, file, read) in done_rx.iter() {
-            pending.insert(seq, (captures, file, read));
-            while let Some((captures, file, read)) = pending.remove(&next) {
+        for (seq, captures, then) in done_rx.iter() {
+            pending.insert(seq, (captures, then));
+            while let Some((captures, then)) = pending.remove(&next) {
                 next += 1;
                 let captures = match captures {
                     Ok(c) => c,
@@ -170,7 +167,7 @@ fn run(
                         break;
                     }
                 };
-                for (captures, (file, read)) in batcher.push(captures, (file, read)) {
+                for (captures, (file, read)) in batcher.push(captures, then) {
                     add(captures, file, read)?;
                 }
             }
@@ -205,22 +202,6 @@ fn count(report: &mut BuildReport, capture: &Capture) {
         report.revisits += 1;
         let unresolved = planned.foreign.as_ref().is_some_and(|f| f.is_unresolved());
         report.unresolved += u64::from(unresolved);
-    }
-}
-
-/// Loads the captures of jobs until there are none.
-fn work(loader: &Loader<'_>, jobs: &Mutex<Receiver<Job>>, done: &SyncSender<Done>) {
-    loop {
-        let job = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv();
-        let Ok(job) = job else { return };
-        let captures = job
-            .planned
-            .into_iter()
-            .map(|p| loader.load(p))
-            .collect::<io::Result<Vec<_>>>();
-        if done.send((job.seq, captures, job.file, job.read)).is_err() {
-            return;
-        }
     }
 }
 

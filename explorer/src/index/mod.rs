@@ -10,6 +10,7 @@ mod files;
 mod fold;
 mod foreign;
 mod gone;
+mod jobs;
 mod reading;
 mod reads;
 mod resolve;

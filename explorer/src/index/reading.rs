@@ -16,13 +16,9 @@ use crate::capture::{plan_record, revisit_of, Planned};
 /// Records whose captures go to a worker at once.
 const BATCH: usize = 64;
 
-/// Captures of records read, numbered in file order, with how far their file is read after.
-pub(super) struct Job {
-    pub(super) seq: u64,
-    pub(super) planned: Vec<Planned>,
-    pub(super) file: String,
-    pub(super) read: FileRead,
-}
+/// Captures of records read, numbered in file order, with their file and how far it is read
+/// after them.
+pub(super) type Job = super::jobs::Job<(String, FileRead)>;
 
 /// What the producer counted.
 #[derive(Default)]
@@ -88,8 +84,7 @@ pub(super) fn produce(
                 let job = Job {
                     seq,
                     planned: std::mem::take(&mut batch),
-                    file: key.clone(),
-                    read,
+                    then: (key.clone(), read),
                 };
                 if jobs.send(job).is_err() {
                     counted.cancelled = cancel.load(Ordering::Relaxed);
@@ -104,8 +99,7 @@ pub(super) fn produce(
         let job = Job {
             seq,
             planned: batch,
-            file: key,
-            read,
+            then: (key, read),
         };
         if jobs.send(job).is_err() {
             counted.cancelled = cancel.load(Ordering::Relaxed);
