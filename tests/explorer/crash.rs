@@ -38,9 +38,15 @@ pub(crate) fn many_files(work: &std::path::Path) -> (std::path::PathBuf, String)
     (archive, format!("http://127.0.0.1:{port}/"))
 }
 
-/// Captures the index's last commit covers (its checkpoint payload in meta.json).
+/// Captures the index of `archive` (inside it) has committed.
 pub(crate) fn committed(archive: &std::path::Path) -> u64 {
-    let Ok(text) = std::fs::read_to_string(archive.join("explorer-index/meta.json")) else {
+    index_committed(&archive.join("explorer-index"))
+}
+
+/// Captures the index in the folder `index` covers with its last commit (its checkpoint payload
+/// in meta.json; a foreign collection's has the same `captures` field).
+pub(crate) fn index_committed(index: &std::path::Path) -> u64 {
+    let Ok(text) = std::fs::read_to_string(index.join("meta.json")) else {
         return 0;
     };
     let Ok(meta) = serde_json::from_str::<serde_json::Value>(&text) else {

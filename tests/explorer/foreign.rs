@@ -14,6 +14,7 @@ use integration_tests::python::venv_python;
 use integration_tests::repo_root;
 use rustix::process::Signal;
 
+use super::crash::index_committed;
 use super::{enc, work_dir, Explorer};
 
 /// What pywb's id_ replay (`tests/python/pywb_id.py`) answers for the captures `wanted`
@@ -272,19 +273,6 @@ fn pywbs_sample_archive_is_indexed_with_its_bad_file_reported_not_fatal() {
     );
 }
 
-/// Captures the foreign index's last commit covers.
-fn committed(index: &Path) -> u64 {
-    let Ok(text) = std::fs::read_to_string(index.join("meta.json")) else {
-        return 0;
-    };
-    let meta: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-    meta["payload"]
-        .as_str()
-        .and_then(|p| serde_json::from_str::<serde_json::Value>(p).ok())
-        .and_then(|p| p["captures"].as_u64())
-        .unwrap_or(0)
-}
-
 #[test]
 fn a_killed_foreign_indexing_is_completed_by_the_next_run_with_every_capture_once() {
     let work = work_dir("foreign-crash");
@@ -310,7 +298,7 @@ fn a_killed_foreign_indexing_is_completed_by_the_next_run_with_every_capture_onc
         .unwrap();
     let mut child = Running(child);
     let started = Instant::now();
-    while committed(&indexes.join("crawl")) < 20 {
+    while index_committed(&indexes.join("crawl")) < 20 {
         assert!(started.elapsed() < MARGIN, "no commit seen");
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -320,7 +308,7 @@ fn a_killed_foreign_indexing_is_completed_by_the_next_run_with_every_capture_onc
     );
     signal(child.0.id(), Signal::KILL);
     assert_eq!(child.0.wait().unwrap().code(), None, "killed by the signal");
-    let before = committed(&indexes.join("crawl"));
+    let before = index_committed(&indexes.join("crawl"));
     assert!(before < 400, "killed before the end ({before})");
     let line = summary(
         &index(&indexes, &["--archive", crawl.to_str().unwrap()]),
