@@ -4,11 +4,11 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use integration_tests::http::MARGIN;
-use integration_tests::process::{modoai_explorer, program, signal, start_modoai, Running};
+use integration_tests::process::{modoai_explorer, signal, Running};
 use integration_tests::TestSite;
 use rustix::process::Signal;
 
-use super::{enc, explorer, harvest_into, work_dir, Explorer};
+use super::{enc, explorer, harvest_didl, work_dir, Explorer};
 
 /// Files of the site.
 const FILES: usize = 300;
@@ -24,17 +24,8 @@ pub(crate) fn many_files(work: &std::path::Path) -> (std::path::PathBuf, String)
             Some(1_700_000_000 + i as u64),
         );
     }
-    let (server, port) = start_modoai(site.path(), work, "", &[]);
     let archive = work.join("archive");
-    let oai = format!("http://127.0.0.1:{port}/modoai");
-    let didl = ["--metadata-prefix", "oai_didl"];
-    let out = harvest_into(&program("modoai-harvester"), &oai, &archive, &didl);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    drop(server);
+    let port = harvest_didl(site.path(), work, &archive);
     (archive, format!("http://127.0.0.1:{port}/"))
 }
 

@@ -8,7 +8,7 @@ use std::process::Output;
 use integration_tests::process::{modoai_explorer, program, start_modoai};
 use integration_tests::repo_root;
 
-use super::{copy_dir, enc, harvest_into, work_dir, Explorer};
+use super::{copy_dir, enc, harvest_didl, harvest_into, work_dir, Explorer};
 
 /// `index --archive ARCHIVE` with `state` as the state folder (the identification cache's) and
 /// `path` as `PATH` when given.
@@ -141,17 +141,8 @@ fn without_siegfried_the_index_is_built_with_one_warning() {
     let work = work_dir("identify-missing");
     let site = work.join("site");
     copy_dir(&repo_root().join("examples/site"), &site);
-    let (server, port) = start_modoai(&site, &work, "", &[]);
-    let oai = format!("http://127.0.0.1:{port}/modoai");
     let archive = work.join("archive");
-    let out = harvest_into(
-        &program("modoai-harvester"),
-        &oai,
-        &archive,
-        &["--metadata-prefix", "oai_didl"],
-    );
-    assert!(out.status.success());
-    drop(server);
+    harvest_didl(&site, &work, &archive);
     // modoai-siegfried is in /usr/local/bin (scripts/setup); the isolation programs and
     // pdftotext are not.
     let out = index(&archive, &work.join("state"), Some("/usr/bin:/bin"));

@@ -134,6 +134,22 @@ pub(crate) fn harvest_into(bin: &Path, oai: &str, archive: &Path, flags: &[&str]
         .expect("run the harvester")
 }
 
+/// Serves `site` with `modoai` (state in `work`) and harvests it as `oai_didl` into `archive`,
+/// which must succeed; the port the server had (it is stopped).
+pub(crate) fn harvest_didl(site: &Path, work: &Path, archive: &Path) -> u16 {
+    let (server, port) = start_modoai(site, work, "", &[]);
+    let oai = format!("http://127.0.0.1:{port}/modoai");
+    let didl = ["--metadata-prefix", "oai_didl"];
+    let out = harvest_into(&program("modoai-harvester"), &oai, archive, &didl);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    drop(server);
+    port
+}
+
 /// A server over the shared harvest in a fresh folder `name`; the API answers without a key when
 /// `open_api`.
 pub(crate) fn shared_explorer(name: &str, open_api: bool) -> Explorer {

@@ -10,12 +10,12 @@ use integration_tests::manual::{
     assert_bash_completes, assert_completions_know, assert_man_pages, doc_exit_codes,
     help_exit_codes,
 };
-use integration_tests::process::{modoai_explorer, program, signal, start_modoai};
+use integration_tests::process::{modoai_explorer, program, signal};
 use integration_tests::{repo_root, TestSite};
 use rustix::process::Signal;
 
 use super::crash::{committed, many_files};
-use super::{explorer, harvest_into, work_dir};
+use super::{explorer, harvest_didl, work_dir};
 
 fn help_codes() -> Vec<i32> {
     help_exit_codes(&String::from_utf8_lossy(&explorer(&["--help"]).stdout))
@@ -127,17 +127,8 @@ fn index_draws_its_progress_bar_on_a_terminal_without_parser_noise() {
         );
         site.write(&format!("pages/p{i:02}.html"), page.as_bytes(), None);
     }
-    let (server, port) = start_modoai(site.path(), &work, "", &[]);
     let archive = work.join("archive");
-    let oai = format!("http://127.0.0.1:{port}/modoai");
-    let didl = ["--metadata-prefix", "oai_didl"];
-    let out = harvest_into(&program("modoai-harvester"), &oai, &archive, &didl);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    drop(server);
+    harvest_didl(site.path(), &work, &archive);
     // `script` gives the command a terminal and copies what it writes there.
     let command = format!(
         "{} index --commit-every 1 --archive {}",
