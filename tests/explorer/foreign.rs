@@ -116,6 +116,22 @@ fn summary(out: &Output, name: &str) -> String {
         .to_owned()
 }
 
+/// `serve` of the collections `archives` (`PATH` or `NAME=PATH`) with their indexes in
+/// `indexes`, every file read at once (`--settle 0`) and the API open to all; `more` is added to
+/// the configuration.
+fn serve(archives: &[&str], indexes: &Path, work: &Path, more: &str) -> Explorer {
+    let mut args = Vec::new();
+    for a in archives {
+        args.extend(["--archive", a]);
+    }
+    args.extend(["--index-dir", indexes.to_str().unwrap(), "--settle", "0"]);
+    Explorer::start_with(
+        &args,
+        work,
+        &format!("[access]\nanonymous-api = true\n{more}"),
+    )
+}
+
 #[test]
 fn a_read_only_folder_of_warc_and_arc_files_is_indexed_outside_it_and_incrementally() {
     let work = work_dir("foreign-folder");
@@ -156,18 +172,7 @@ fn a_read_only_folder_of_warc_and_arc_files_is_indexed_outside_it_and_incrementa
         "nothing new, nothing read"
     );
 
-    let explorer = Explorer::start_with(
-        &[
-            "--archive",
-            &arg,
-            "--index-dir",
-            indexes.to_str().unwrap(),
-            "--settle",
-            "0",
-        ],
-        &work,
-        "[access]\nanonymous-api = true\n",
-    );
+    let explorer = serve(&[&arg], &indexes, &work, "");
     let hits = |q: &str| {
         let page = explorer
             .get_ready(&format!("/api/v1/search?q={}&size=20", enc(q)), None)
@@ -322,18 +327,7 @@ fn a_killed_foreign_indexing_is_completed_by_the_next_run_with_every_capture_onc
         "{line}"
     );
     let dir = crawl.to_str().unwrap();
-    let explorer = Explorer::start_with(
-        &[
-            "--archive",
-            dir,
-            "--index-dir",
-            indexes.to_str().unwrap(),
-            "--settle",
-            "0",
-        ],
-        &work,
-        "[access]\nanonymous-api = true\n",
-    );
+    let explorer = serve(&[dir], &indexes, &work, "");
     let page = explorer
         .get_ready("/api/v1/search?q=harbour&size=1", None)
         .json();
@@ -365,20 +359,7 @@ fn mementos_are_byte_identical_to_pywbs_identity_replay_on_one_timeline_across_c
         format!("replay={}", replay.display()),
         format!("harbour={}", crawl.display()),
     );
-    let explorer = Explorer::start_with(
-        &[
-            "--archive",
-            &r,
-            "--archive",
-            &c,
-            "--index-dir",
-            indexes.to_str().unwrap(),
-            "--settle",
-            "0",
-        ],
-        &work,
-        "[access]\nanonymous-api = true\n",
-    );
+    let explorer = serve(&[&r, &c], &indexes, &work, "");
     // Searches answer 503 until every collection is indexed.
     explorer.get_ready("/api/v1/search?q=", None);
     same_as_pywb(&explorer, &pywb);
@@ -477,18 +458,7 @@ fn wgets_crawl_of_the_example_site_is_indexed_and_replayed_as_pywb_replays_it() 
     assert!(line.starts_with("wget: 1 files, "), "{line}");
     assert!(line.ends_with(", 0 skipped, 0 digest mismatches"), "{line}");
     let arg = warc.to_str().unwrap();
-    let explorer = Explorer::start_with(
-        &[
-            "--archive",
-            arg,
-            "--index-dir",
-            indexes.to_str().unwrap(),
-            "--settle",
-            "0",
-        ],
-        &work,
-        "[access]\nanonymous-api = true\n",
-    );
+    let explorer = serve(&[arg], &indexes, &work, "");
     let all = explorer.get_ready("/api/v1/search?size=100", None).json();
     let mut wanted = Vec::new();
     for path in &EXAMPLE_PATHS[..5] {
@@ -511,18 +481,7 @@ fn the_server_indexes_files_added_to_a_foreign_folder() {
     write_cases(&crawl, "first");
     let indexes = work.join("indexes");
     let dir = crawl.to_str().unwrap();
-    let explorer = Explorer::start_with(
-        &[
-            "--archive",
-            dir,
-            "--index-dir",
-            indexes.to_str().unwrap(),
-            "--settle",
-            "0",
-        ],
-        &work,
-        "[access]\nanonymous-api = true\n[index]\nrefresh-secs = 1\n",
-    );
+    let explorer = serve(&[dir], &indexes, &work, "[index]\nrefresh-secs = 1\n");
     let total = || explorer.get_ready("/api/v1/search?size=1", None).json()["total"].clone();
     assert_eq!(total(), 9);
     write_cases(&crawl, "second");
@@ -554,18 +513,7 @@ fn warcproxs_recording_with_its_revisit_is_indexed_and_replayed_as_pywb_replays_
         )),
         "{line}"
     );
-    let explorer = Explorer::start_with(
-        &[
-            "--archive",
-            &arg,
-            "--index-dir",
-            indexes.to_str().unwrap(),
-            "--settle",
-            "0",
-        ],
-        &work,
-        "[access]\nanonymous-api = true\n",
-    );
+    let explorer = serve(&[&arg], &indexes, &work, "");
     let about = site.url("/about.html");
     let all = explorer
         .get_ready("/api/v1/search?q=&size=100&kind=revisit", None)
@@ -581,18 +529,7 @@ fn exports_cover_foreign_captures_and_cdxj_says_which_collection_it_cannot_copy(
     let crawl = work.join("crawl");
     write_cases(&crawl, "first");
     let (indexes, named) = (work.join("indexes"), format!("harbour={}", crawl.display()));
-    let explorer = Explorer::start_with(
-        &[
-            "--archive",
-            &named,
-            "--index-dir",
-            indexes.to_str().unwrap(),
-            "--settle",
-            "0",
-        ],
-        &work,
-        "[access]\nanonymous-api = true\n",
-    );
+    let explorer = serve(&[&named], &indexes, &work, "");
     let total = explorer.get_ready("/api/v1/search", None).json()["total"]
         .as_u64()
         .unwrap();
