@@ -218,3 +218,97 @@ fn a_cdxj_export_is_read_by_pywb() {
         total.to_string()
     );
 }
+
+/// The ticket of a `POST /api/v1/export/ticket` answer with `key`, and its progress path.
+fn ticket(e: &Explorer, key: Option<&str>) -> (String, String) {
+    let r = e.post("/api/v1/export/ticket", key);
+    assert_eq!(r.status, 201, "{}", r.body);
+    assert_eq!(r.header("cache-control"), Some("no-store"));
+    let t = r.json();
+    assert_eq!(t["expires_in"], 60);
+    let token = t["ticket"].as_str().unwrap().to_owned();
+    (token, t["progress"].as_str().unwrap().to_owned())
+}
+
+#[test]
+fn a_ticket_stands_for_its_key_in_one_export_and_tells_its_progress() {
+    let e = shared_explorer("export-ticket", false);
+    let key = super::add_key(
+        &e.keys,
+        "scoped",
+        &["--allow", "mime:text/html", "--quota", "50/hour"],
+    );
+    let html = e.get_ready("/api/v1/search?size=1", Some(&key)).json()["total"]
+        .as_u64()
+        .unwrap();
+    let all = e.get_ready("/api/v1/search?size=1&mime=text%2Fhtml", Some(&key));
+    assert_eq!(all.json()["total"].as_u64(), Some(html));
+
+    let refused = e.post("/api/v1/export/ticket", None);
+    assert_eq!(
+        refused.status, 401,
+        "a ticket needs the key: {}",
+        refused.body
+    );
+
+    let (token, progress) = ticket(&e, Some(&key));
+    assert_eq!(progress, format!("/api/v1/export/progress/{token}"));
+    assert_eq!(e.get(&progress, None).json()["stage"], "waiting");
+    let url = format!("/api/v1/export?format=csv&sort=oldest&ticket={token}");
+    let r = e.get(&url, None);
+    assert_eq!(
+        r.status, 200,
+        "the ticket admits without a header: {}",
+        r.body
+    );
+    assert_eq!(
+        r.body.lines().last().unwrap(),
+        format!("# complete: {html} captures"),
+        "within the key's scope"
+    );
+    assert!(r
+        .body
+        .lines()
+        .skip(1)
+        .take(html as usize)
+        .all(|l| l.contains(",text/html,")));
+    let p = e.get(&progress, None).json();
+    assert_eq!(
+        (p["stage"].as_str(), p["written"].as_u64()),
+        (Some("complete"), Some(html))
+    );
+    assert_eq!(p["total"].as_u64(), Some(html));
+
+    let again = e.get(&url, None);
+    assert_eq!(again.status, 401, "once only: {}", again.body);
+    assert!(again.body.contains("not a valid ticket"), "{}", again.body);
+    let (other, _) = ticket(&e, Some(&key));
+    let elsewhere = e.get(&format!("/api/v1/me?ticket={other}"), None);
+    assert_eq!(elsewhere.status, 401, "tickets admit to exports only");
+    assert_eq!(e.get("/api/v1/export/progress/0123", None).status, 404);
+
+    // A key revoked after its ticket was given admits nothing.
+    let (late, late_progress) = ticket(&e, Some(&key));
+    let out = super::explorer(&[
+        "keys",
+        "revoke",
+        "scoped",
+        "--keys",
+        e.keys.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let revoked = e.get(&format!("/api/v1/export?format=jsonl&ticket={late}"), None);
+    assert_eq!(revoked.status, 401, "{}", revoked.body);
+    let p = e.get(&late_progress, None).json();
+    assert_eq!(p["stage"], "stopped");
+
+    // A key whose quota the ticket spent: the export is refused before it begins, and its
+    // progress says why.
+    let small = super::add_key(&e.keys, "small", &["--quota", "1/hour"]);
+    let (t, small_progress) = ticket(&e, Some(&small));
+    let spent = e.get(&format!("/api/v1/export?format=cdxj&ticket={t}"), None);
+    assert_eq!(spent.status, 429, "{}", spent.body);
+    let p = e.get(&small_progress, None).json();
+    assert_eq!(p["stage"], "stopped", "{p}");
+    assert!(p["reason"].as_str().unwrap().contains("quota"), "{p}");
+}

@@ -24,7 +24,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use integration_tests::http::{read_some, send_get, MARGIN};
+use integration_tests::http::{read_some, send_request, MARGIN};
 use integration_tests::process::{free_port, modoai_explorer, program, start_modoai, Running};
 use integration_tests::repo_root;
 
@@ -263,10 +263,19 @@ impl Explorer {
 
     /// GET with a key (or none).
     pub(crate) fn get(&self, target: &str, key: Option<&str>) -> Reply {
+        self.request("GET", target, key)
+    }
+
+    /// POST without a body, with a key (or none).
+    pub(crate) fn post(&self, target: &str, key: Option<&str>) -> Reply {
+        self.request("POST", target, key)
+    }
+
+    fn request(&self, method: &str, target: &str, key: Option<&str>) -> Reply {
         let auth = key.map(|k| format!("Bearer {k}"));
         let headers: Vec<(&str, &str)> =
             auth.iter().map(|a| ("Authorization", a.as_str())).collect();
-        get(self.port, target, &headers)
+        request(self.port, method, target, &headers)
     }
 
     /// GET with a key, retried while the index is being built (503).
@@ -311,7 +320,12 @@ impl Reply {
 
 /// GET `target` with `headers` over a plain socket (HTTP/1.0).
 pub(crate) fn get(port: u16, target: &str, headers: &[(&str, &str)]) -> Reply {
-    let Some(mut s) = send_get(port, target, headers) else {
+    request(port, "GET", target, headers)
+}
+
+/// `method` (GET, or POST without a body) `target` with `headers` over a plain socket (HTTP/1.0).
+fn request(port: u16, method: &str, target: &str, headers: &[(&str, &str)]) -> Reply {
+    let Some(mut s) = send_request(port, method, target, headers) else {
         return Reply {
             status: 0,
             headers: vec![],

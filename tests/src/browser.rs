@@ -6,7 +6,7 @@
 //! (the docs' screenshots are made so: docs/testing.md); otherwise it only checks that one can be
 //! taken.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -40,6 +40,15 @@ pub struct Browser {
 impl Browser {
     /// Starts chromedriver and a Chromium session with a window of `width` × `height` pixels.
     pub async fn start(width: u32, height: u32) -> Browser {
+        Browser::start_with(width, height, None).await
+    }
+
+    /// [`Browser::start`], the files it downloads saved into `downloads` without asking.
+    pub async fn start_downloading(width: u32, height: u32, downloads: &Path) -> Browser {
+        Browser::start_with(width, height, Some(downloads)).await
+    }
+
+    async fn start_with(width: u32, height: u32, downloads: Option<&Path>) -> Browser {
         require_tool(
             "chromium",
             "scripts/setup (Debian packages chromium, chromium-driver)",
@@ -62,10 +71,14 @@ impl Browser {
         args.push(format!("--window-size={width},{height}"));
         args.push(format!("--user-data-dir={}", profile.path().display()));
         let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            serde_json::json!({ "binary": "/usr/bin/chromium", "args": args }),
-        );
+        let mut options = serde_json::json!({ "binary": "/usr/bin/chromium", "args": args });
+        if let Some(dir) = downloads {
+            options["prefs"] = serde_json::json!({
+                "download.default_directory": dir,
+                "download.prompt_for_download": false,
+            });
+        }
+        caps.insert("goog:chromeOptions".into(), options);
         let url = format!("http://127.0.0.1:{port}");
         let started = Instant::now();
         let client = loop {

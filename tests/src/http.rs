@@ -1,5 +1,5 @@
-//! The one HTTP GET of the tests that talk to a server process: a plain socket, HTTP/1.0, the
-//! response read whole or as a stream.
+//! The one HTTP GET (and bodiless POST) of the tests that talk to a server process: a plain
+//! socket, HTTP/1.0, the response read whole or as a stream.
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddrV4, TcpStream};
@@ -13,8 +13,18 @@ pub const MARGIN: Duration = Duration::from_secs(30);
 /// the response to be read; `None` when nothing listens. The request is HTTP/1.0, so the body
 /// comes unchunked and ends where the connection does. Reads time out after [`MARGIN`].
 pub fn send_get(port: u16, target: &str, headers: &[(&str, &str)]) -> Option<TcpStream> {
+    send_request(port, "GET", target, headers)
+}
+
+/// [`send_get`] with another `method` (a POST without a body: `Content-Length: 0` is sent).
+pub fn send_request(
+    port: u16,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+) -> Option<TcpStream> {
     let s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    Some(send_on(s, target, headers))
+    Some(send_on(s, method, target, headers))
 }
 
 /// [`send_get`] from the source address `from` (another loopback address, such as 127.0.0.2):
@@ -35,7 +45,7 @@ pub fn send_get_from(
     .expect("a TCP socket");
     bind(&fd, &SocketAddrV4::new(from, 0)).unwrap_or_else(|e| panic!("bind to {from}: {e}"));
     connect(&fd, &SocketAddrV4::new(Ipv4Addr::LOCALHOST, port)).ok()?;
-    Some(send_on(TcpStream::from(fd), target, headers))
+    Some(send_on(TcpStream::from(fd), "GET", target, headers))
 }
 
 /// A whole HTTP/1.0 response to `GET target` with `headers`, sent from `from` (see
@@ -50,9 +60,12 @@ pub fn get_from(from: Ipv4Addr, port: u16, target: &str, headers: &[(&str, &str)
 }
 
 /// Sends the request head on the connection `s`.
-fn send_on(mut s: TcpStream, target: &str, headers: &[(&str, &str)]) -> TcpStream {
+fn send_on(mut s: TcpStream, method: &str, target: &str, headers: &[(&str, &str)]) -> TcpStream {
     s.set_read_timeout(Some(MARGIN)).expect("read timeout");
-    let mut head = format!("GET {target} HTTP/1.0\r\nHost: t\r\n");
+    let mut head = format!("{method} {target} HTTP/1.0\r\nHost: t\r\n");
+    if method != "GET" {
+        head.push_str("Content-Length: 0\r\n");
+    }
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }

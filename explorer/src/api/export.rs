@@ -21,7 +21,16 @@ use crate::web::{Api, AppError, AppState, Caller, FromPairs, Pairs, Params};
 /// of captures at most.
 const AHEAD: usize = 1;
 /// Parameters of a search page an export does not use.
-const UNUSED: [&str; 6] = ["page", "size", "after", "facets", "group", "timeout_ms"];
+/// (`ticket` admitted the caller: `web::Caller`.)
+const UNUSED: [&str; 7] = [
+    "page",
+    "size",
+    "after",
+    "facets",
+    "group",
+    "timeout_ms",
+    "ticket",
+];
 
 /// `/api/v1/export`: the format and the search.
 pub(super) struct ExportQuery {
@@ -57,14 +66,27 @@ impl FromPairs for ExportQuery {
     }
 }
 
+/// Why an export stopped when its client went away.
+const GONE: &str = "the download was cut before the end";
+
 /// A chunk of an export; an error ends the answer abruptly, so that the client sees it cut.
 type Chunk = Result<Bytes, std::io::Error>;
 
-/// `GET /api/v1/export`.
+/// `GET /api/v1/export`; an error before the export begins is its ticket's progress's end too.
 pub(super) async fn export(
     Params(query): Params<ExportQuery>,
     caller: Caller<Api>,
 ) -> Result<Response, AppError> {
+    let progress = caller.progress().cloned();
+    let answer = begin(query, caller).await;
+    if let (Err(e), Some(p)) = (&answer, progress) {
+        p.end(Err(e.to_string()));
+    }
+    answer
+}
+
+/// Begins the export of `query`: its first page read, the rest written by a task.
+async fn begin(query: ExportQuery, caller: Caller<Api>) -> Result<Response, AppError> {
     if query.format == Format::Cdxj {
         return export_cdxj(query, caller).await;
     }
@@ -83,6 +105,9 @@ pub(super) async fn export(
     let Some(rows) = rows(query.format, context) else {
         unreachable!("every format but cdxj is written by rows")
     };
+    if let Some(p) = caller.progress() {
+        p.start(first.total);
+    }
     let (tx, rx) = mpsc::channel::<Chunk>(AHEAD);
     let answer = answer(&caller, query.format, first.total, rx);
     let running = Running::start(caller.state());
@@ -104,15 +129,35 @@ async fn export_cdxj(query: ExportQuery, caller: Caller<Api>) -> Result<Response
     for _ in 0..units {
         caller.spend()?;
     }
+    if let Some(p) = caller.progress() {
+        p.start(total);
+    }
     let (tx, rx) = mpsc::channel::<Chunk>(AHEAD);
     let answer = answer(&caller, query.format, total, rx);
     let running = Running::start(caller.state());
     tokio::task::spawn_blocking(move || {
         let _running = running;
-        let send = |chunk: Vec<u8>| tx.blocking_send(Ok(Bytes::from(chunk))).is_ok();
-        if let Err(e) = write_cdxj(&members, send) {
+        let progress = caller.progress();
+        let mut sent = true;
+        let send = |chunk: Vec<u8>| {
+            if let Some(p) = progress {
+                // One line a capture.
+                p.wrote(chunk.iter().filter(|b| **b == b'\n').count() as u64);
+            }
+            sent = tx.blocking_send(Ok(Bytes::from(chunk))).is_ok();
+            sent
+        };
+        let written = write_cdxj(&members, send);
+        if let Err(e) = &written {
             tracing::error!(error = %e, "a CDXJ export stopped");
             let _ = tx.blocking_send(Err(std::io::Error::other("the export failed")));
+        }
+        if let Some(p) = progress {
+            p.end(match (written, sent) {
+                (Ok(_), true) => Ok(()),
+                (Ok(_), false) => Err(GONE.into()),
+                (Err(e), _) => Err(e.to_string()),
+            });
         }
     });
     Ok(answer)
@@ -184,12 +229,18 @@ async fn produce(
             rows.row(&mut out, item, stored);
         }
         written += page.captures.len() as u64;
+        if let Some(p) = caller.progress() {
+            p.wrote(page.captures.len() as u64);
+        }
         if tx
             .send(Ok(Bytes::from(std::mem::take(&mut out))))
             .await
             .is_err()
         {
             tracing::info!(written, "export stopped: the client went away");
+            if let Some(p) = caller.progress() {
+                p.end(Err(GONE.into()));
+            }
             return;
         }
         let Some(after) = page.next else {
@@ -212,7 +263,14 @@ async fn produce(
         };
     };
     rows.tail(&mut out, written, &ending);
-    let _ = tx.send(Ok(Bytes::from(out))).await;
+    let sent = tx.send(Ok(Bytes::from(out))).await.is_ok();
+    if let Some(p) = caller.progress() {
+        p.end(match ending {
+            _ if !sent => Err(GONE.into()),
+            Ending::Complete => Ok(()),
+            Ending::Stopped(why) => Err(why),
+        });
+    }
 }
 
 /// An export counted in [`AppState::exporting`] while its task lives.

@@ -1,4 +1,4 @@
-//! The JSON API under `/api/v1/`: search, exports of a search, terms, the captures of a URL,
+//! The JSON API under `/api/v1/`: search, exports of a search (and their tickets), terms, the captures of a URL,
 //! one capture, the caller's limits, and the OpenAPI document. Every call is admitted through the API's door
 //! ([`Api`](crate::web::Api)): a key unless `[access] anonymous-api`; errors are the shell's JSON.
 
@@ -7,10 +7,11 @@ mod export;
 mod params;
 mod routes;
 mod shown;
+mod ticket;
 
 use std::sync::Arc;
 
-use axum::routing::{any, get};
+use axum::routing::{any, get, post};
 use axum::Router;
 
 use crate::web::AppState;
@@ -21,6 +22,8 @@ pub(crate) fn routes() -> Router<Arc<AppState>> {
         .route("/api/v1/search", get(routes::search))
         .route("/api/v1/terms", get(routes::terms))
         .route("/api/v1/export", get(export::export))
+        .route("/api/v1/export/ticket", post(ticket::issue))
+        .route("/api/v1/export/progress/{token}", get(ticket::progress))
         .route("/api/v1/captures", get(routes::captures))
         .route("/api/v1/capture/{id}", get(capture::capture))
         .route("/api/v1/me", get(routes::me))

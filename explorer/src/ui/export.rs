@@ -3,12 +3,15 @@
 //! says how many captures an export holds and about how large it is before it starts; a large
 //! one says so again, and that it streams.
 
-use maud::{html, Markup};
+use maud::{html, Markup, PreEscaped};
 
 use super::format::{count, plural, size};
 use super::query::Query;
 use crate::search::Page;
 use crate::web::links;
+
+/// The script of the downloads with a key and their progress.
+const SCRIPT: &str = include_str!("export.js");
 
 /// Captures from which an export is large: the menu warns before it starts.
 const LARGE: u64 = 10_000;
@@ -48,9 +51,15 @@ pub(super) fn menu(query: &Query, page: &Page, open: bool) -> Markup {
                     }
                 }
             }
-            @if !open {
-                p.export-key { "Exports are part of the API: ask them with a key (Authorization: Bearer KEY), as on the API page." }
+            label.ticket-key {
+                @if open { "Your API key (optional: it adds its quota and scope) " } @else { "Your API key " }
+                input.ticket-key-input type="password" autocomplete="off" spellcheck="false";
             }
+            @if !open {
+                p.export-key { "Exports are part of the API: they need a key. Type yours above (it goes only to this server's API), or send it as Authorization: Bearer KEY, as on the API page." }
+            }
+            p.export-progress aria-live="polite" hidden { progress {} " " span {} }
+            script { (PreEscaped(SCRIPT)) }
         }
     }
 }

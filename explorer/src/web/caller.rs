@@ -3,7 +3,9 @@
 //! with rate-limit headers), the same at every door. A handler that needs a caller takes a
 //! [`Caller`]: the request is admitted (and counted) before the handler runs. A spent quota or a
 //! request faster than the key's rate gets 429 with `Retry-After` (RFC 6585 §4, RFC 9110
-//! §10.2.3), never earlier than the quota's reset.
+//! §10.2.3), never earlier than the quota's reset. An export's URL may carry a ticket
+//! (`ticket=T`, [`super::ticket`]) instead of the header: the caller is then the key the ticket
+//! stands for, admitted the same way.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -14,8 +16,10 @@ use axum::http::HeaderMap;
 use modoai_gate::Credentials;
 
 use super::error::{AppError, Spent, Unauthorized};
+use super::links;
 use super::ratelimit::RateLimit;
 use super::state::AppState;
+use super::ticket::{Holder, Progress, Tracked};
 use crate::config::AccessConfig;
 use crate::keys::{ApiKey, Decision, Usage};
 use crate::search::Scope;
@@ -69,6 +73,8 @@ pub(crate) struct Caller<D> {
     who: Who,
     limits: RateLimit,
     state: Arc<AppState>,
+    /// The progress an export admitted by a ticket reports to.
+    tracked: Option<Tracked>,
     door: PhantomData<fn() -> D>,
 }
 
@@ -79,11 +85,31 @@ impl<D: Door> FromRequestParts<Arc<AppState>> for Caller<D> {
         parts: &mut Parts,
         state: &Arc<AppState>,
     ) -> Result<Self, AppError> {
-        let (who, limits) = admit(state, &parts.headers, D::is_open(&state.access))?;
+        let open = D::is_open(&state.access);
+        let (who, limits, tracked) = match ticket(parts) {
+            Some(token) => {
+                let (holder, tracked) = state
+                    .tickets
+                    .redeem(token)
+                    .ok_or(AppError::Unauthorized(Unauthorized::Ticket))?;
+                match admit_holder(state, holder, open) {
+                    Ok((who, limits)) => (who, limits, Some(tracked)),
+                    Err(e) => {
+                        tracked.progress().end(Err(e.to_string()));
+                        return Err(e);
+                    }
+                }
+            }
+            None => {
+                let (who, limits) = admit(state, &parts.headers, open)?;
+                (who, limits, None)
+            }
+        };
         Ok(Caller {
             who,
             limits,
             state: Arc::clone(state),
+            tracked,
             door: PhantomData,
         })
     }
@@ -98,6 +124,16 @@ impl<D> Caller<D> {
     /// The server's state.
     pub(crate) fn state(&self) -> &Arc<AppState> {
         &self.state
+    }
+
+    /// Who the caller is.
+    pub(crate) fn who(&self) -> &Who {
+        &self.who
+    }
+
+    /// The progress this request's export reports to, when a ticket admitted it.
+    pub(crate) fn progress(&self) -> Option<&Arc<Progress>> {
+        self.tracked.as_ref().map(Tracked::progress)
     }
 
     /// Counts one more request of the caller's quota for work its request goes on doing (an
@@ -166,6 +202,33 @@ fn admit(state: &AppState, headers: &HeaderMap, open: bool) -> Result<(Who, Rate
         .find(&presented)
         .cloned()
         .ok_or(AppError::Unauthorized(Unauthorized::Unknown))?;
+    admit_key(state, key)
+}
+
+/// The caller a ticket's `holder` is: the key of its digest as the key file has it now (a key
+/// revoked since is not admitted), or anonymous where the door is `open`.
+fn admit_holder(
+    state: &AppState,
+    holder: Holder,
+    open: bool,
+) -> Result<(Who, RateLimit), AppError> {
+    match holder {
+        Holder::Anonymous if open => Ok((Who::Anonymous, RateLimit::default())),
+        Holder::Anonymous => Err(AppError::Unauthorized(Unauthorized::Missing)),
+        Holder::Key(digest) => {
+            let key = state
+                .keys()
+                .keys()
+                .find(|k| k.digest == digest)
+                .cloned()
+                .ok_or(AppError::Unauthorized(Unauthorized::Unknown))?;
+            admit_key(state, key)
+        }
+    }
+}
+
+/// `key`, counted against its limits.
+fn admit_key(state: &AppState, key: ApiKey) -> Result<(Who, RateLimit), AppError> {
     match state.limits.admit(&key) {
         Decision::Allowed(u) => Ok((Who::Key(Box::new(key)), RateLimit::of(&u))),
         Decision::QuotaSpent(u) => Err(spent(&u)),
@@ -175,6 +238,18 @@ fn admit(state: &AppState, headers: &HeaderMap, open: bool) -> Result<(Who, Rate
             limits: RateLimit::of(&u),
         }),
     }
+}
+
+/// The ticket of an export's URL (`/api/v1/export?…&ticket=T`); tickets admit to nothing else.
+fn ticket(parts: &Parts) -> Option<&str> {
+    if parts.uri.path() != links::EXPORT {
+        return None;
+    }
+    parts
+        .uri
+        .query()?
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("ticket="))
 }
 
 /// The 429 of a spent quota.

@@ -80,6 +80,9 @@ pub(crate) enum Unauthorized {
     /// An `Authorization` header that is not one Bearer key.
     #[error("the Authorization header is not a valid key: send `Authorization: Bearer KEY`")]
     Malformed,
+    /// An export's `ticket=` that is unknown, used already or expired.
+    #[error("not a valid ticket: it is unknown, used already or more than a minute old; ask POST /api/v1/export/ticket for a new one")]
+    Ticket,
 }
 
 impl Unauthorized {
@@ -87,7 +90,7 @@ impl Unauthorized {
     fn challenge(self) -> &'static str {
         match self {
             Unauthorized::Missing => "Bearer realm=\"modoai-explorer\"",
-            Unauthorized::Unknown | Unauthorized::Malformed => {
+            Unauthorized::Unknown | Unauthorized::Malformed | Unauthorized::Ticket => {
                 "Bearer realm=\"modoai-explorer\", error=\"invalid_token\""
             }
         }

@@ -53,6 +53,14 @@ pub(crate) fn search<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) ->
     }
 }
 
+/// The path of the API's export.
+pub(crate) const EXPORT: &str = "/api/v1/export";
+
+/// The progress of the export of ticket `token`, `/api/v1/export/progress/TOKEN`.
+pub(crate) fn export_progress(token: &str) -> String {
+    format!("{EXPORT}/progress/{token}")
+}
+
 /// The API's export of a search (`pairs`, the API's parameters) in `format`,
 /// `/api/v1/export?format=…&…`.
 pub(crate) fn export<'a>(
@@ -62,7 +70,7 @@ pub(crate) fn export<'a>(
     let mut s = Serializer::new(String::new());
     s.append_pair("format", format);
     s.extend_pairs(pairs);
-    format!("/api/v1/export?{}", s.finish())
+    format!("{EXPORT}?{}", s.finish())
 }
 
 /// The two forms of a TimeMap.

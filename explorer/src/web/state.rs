@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
+use super::ticket::Tickets;
 use crate::config::{AccessConfig, UiConfig};
 use crate::keys::{KeyFile, Limits};
 use crate::search::Library;
@@ -28,6 +29,8 @@ pub struct AppState {
     /// Exports being written: each one's work ends when it is complete, stopped, or its
     /// client went away.
     pub exporting: AtomicUsize,
+    /// Export tickets: a key's stand-in in one export's URL, and that export's progress.
+    pub(crate) tickets: Tickets,
     keys_path: PathBuf,
     keys: Mutex<(KeyFile, Option<FileVersion>)>,
 }
@@ -50,6 +53,7 @@ impl AppState {
                 std::thread::available_parallelism().map_or(2, |n| n.get()),
             ),
             exporting: AtomicUsize::new(0),
+            tickets: Tickets::default(),
             keys_path,
             keys: Mutex::new((keys, version)),
         })

@@ -24,14 +24,14 @@ use std::sync::OnceLock;
 use integration_tests::browser::Browser;
 use modoai_explorer::synthetic::{write, Spec};
 
-use super::{once_per_run, work_dir, Explorer};
+use super::{explorer, once_per_run, work_dir, Explorer};
 
 /// Captures of the synthetic archive, and of them captures of [`HOT_URL`].
 pub(super) const SYNTHETIC: u64 = 400;
 pub(super) const HOT: u64 = 24;
 
-/// A synthetic archive whose captures spread over eleven years (made on first use, once per
-/// test run).
+/// A synthetic archive whose captures spread over eleven years, indexed (made on first use,
+/// once per test run).
 pub(super) fn synthetic() -> &'static Path {
     static ONCE: OnceLock<PathBuf> = OnceLock::new();
     ONCE.get_or_init(|| {
@@ -45,6 +45,16 @@ pub(super) fn synthetic() -> &'static Path {
                 seed: 11,
             };
             write(&archive, &spec).unwrap();
+            // Indexed here, once: servers of tests running at once would otherwise race to
+            // build the index inside the archive, and one could answer from an index another
+            // is still filling.
+            let path = archive.to_str().unwrap();
+            let out = explorer(&["index", "--quiet", "--archive", path]);
+            assert!(
+                out.status.success(),
+                "index: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             archive.to_string_lossy().into_owned()
         });
         PathBuf::from(archive)
