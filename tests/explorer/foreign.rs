@@ -562,3 +562,91 @@ fn exports_cover_foreign_captures_and_cdxj_says_which_collection_it_cannot_copy(
     let none = explorer.get("/api/v1/export?format=cdxj&archive=elsewhere", None);
     assert_eq!((none.status, none.body.as_str()), (200, ""));
 }
+
+#[test]
+fn a_corpus_of_foreign_captures_is_verified_by_reading_the_collection_s_files() {
+    let work = work_dir("foreign-corpus");
+    let crawl = work.join("crawl");
+    write_cases(&crawl, "first");
+    let (indexes, named) = (work.join("indexes"), format!("harbour={}", crawl.display()));
+    let explorer = serve(&[&named], &indexes, &work, "");
+    explorer.get_ready("/api/v1/search", None);
+    let corpus = explorer.get("/api/v1/export?format=corpus", None);
+    assert_eq!(corpus.status, 200, "{}", corpus.body);
+    let parts = corpus.body.matches("<part ").count();
+    assert!(parts > 0, "{}", corpus.body);
+    assert!(
+        corpus.body.contains("pwid=\"urn:pwid:harbour:"),
+        "{}",
+        corpus.body
+    );
+    assert!(
+        corpus.body.contains("<archive>harbour</archive>"),
+        "{}",
+        corpus.body
+    );
+    let file = work.join("harbour.corpus.xml");
+    std::fs::write(&file, &corpus.body).unwrap();
+    let schema = repo_root().join("schemas/corpus.xsd");
+    let check = Command::new("xmllint")
+        .args(["--noout", "--schema"])
+        .args([&schema, &file])
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let verify = |file: &Path, archive: &str| {
+        let out = super::explorer(&[
+            "corpus",
+            "verify",
+            file.to_str().unwrap(),
+            "--archive",
+            archive,
+        ]);
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        (
+            out.status.code(),
+            said,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, _, err) = verify(&file, &named);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(&format!("{parts} parts: 0 missing, 0 changed")),
+        "{err}"
+    );
+
+    // A digest listed otherwise is changed; the parts of a file taken away are missing.
+    let first = &corpus.body[corpus.body.find("digest=\"sha1:").unwrap() + 8..];
+    let digest = &first[..first.find('"').unwrap()];
+    let edited = corpus
+        .body
+        .replacen(digest, "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", 1);
+    let damaged = work.join("damaged.corpus.xml");
+    std::fs::write(&damaged, edited).unwrap();
+    let (code, said, err) = verify(&damaged, &named);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(said.contains("listed sha1:AAAA"), "{said}");
+    let fewer = work.join("fewer");
+    super::copy_dir(&crawl, &fewer);
+    let gone = std::fs::read_dir(&fewer)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::remove_file(&gone).unwrap();
+    let (code, said, err) = verify(&file, &format!("harbour={}", fewer.display()));
+    assert_eq!(code, Some(3), "{err}");
+    assert!(
+        said.lines()
+            .any(|l| l.starts_with("missing urn:pwid:harbour:")
+                && l.ends_with("no capture of this URL at this time in collection harbour")),
+        "{said}"
+    );
+    assert!(!said.contains("changed"), "{said}");
+}

@@ -16,9 +16,11 @@ use crate::archive::{parts_of, Entry, Part, Reader, Timeline};
 use crate::pwid::{Coverage, Pwid};
 use crate::warc::base32;
 
+mod foreign;
 mod verify;
 mod writer;
 
+pub use foreign::Collection;
 pub use verify::{verify, Finding, Verified, VerifyError};
 pub use writer::{CorpusWriter, Head, PartFacts};
 

@@ -1,6 +1,8 @@
 //! Checking a corpus definition against the archives it names: every part's PWID resolved, its
 //! record still there, and its payload still the bytes of the digest the corpus lists (the
-//! digest is computed again from the WARC record, not only read from the index).
+//! digest is computed again from the WARC record, not only read from the index). Parts of
+//! collections of other tools' WARC, ARC or WACZ files are checked by reading those files
+//! (`foreign.rs`).
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, Read};
@@ -8,6 +10,8 @@ use std::io::{self, BufRead, Read};
 use quick_xml::events::Event;
 use sha1::{Digest, Sha1};
 
+use super::foreign::{check_all, Collection, Wanted};
+use crate::any::InputError;
 use crate::archive::{Reader, ResolveError};
 use crate::pwid::Pwid;
 use crate::warc::base32;
@@ -52,16 +56,30 @@ pub enum VerifyError {
     /// Reading the file failed.
     #[error(transparent)]
     Io(#[from] io::Error),
+    /// A collection's files cannot be listed or opened.
+    #[error("collection {name}: {source}")]
+    Collection {
+        /// The collection.
+        name: String,
+        /// What failed.
+        source: InputError,
+    },
 }
 
-/// Checks every part of the corpus definition `corpus` against `archives` (each found by its
-/// archive id, the PWID's first field).
-pub fn verify(corpus: impl BufRead, archives: &[Reader]) -> Result<Verified, VerifyError> {
+/// Checks every part of the corpus definition `corpus` against `archives` and `collections`
+/// (each found by its archive id, the PWID's first field; a collection's is its name).
+pub fn verify(
+    corpus: impl BufRead,
+    archives: &[Reader],
+    collections: &[Collection],
+) -> Result<Verified, VerifyError> {
     let by_id: HashMap<&str, &Reader> = archives
         .iter()
         .filter_map(|r| Some((r.archive_id()?, r)))
         .collect();
     let mut out = Verified::default();
+    let mut found: Vec<(u64, Finding)> = Vec::new();
+    let mut wanted: HashMap<usize, Vec<Wanted>> = HashMap::new();
     let mut xml = quick_xml::Reader::from_reader(corpus);
     let mut buf = Vec::new();
     loop {
@@ -87,15 +105,40 @@ pub fn verify(corpus: impl BufRead, archives: &[Reader]) -> Result<Verified, Ver
                     Ok(v.into_owned())
                 };
                 let (pwid, digest) = (attr(b"pwid")?, attr(b"digest")?);
+                let n = out.parts;
                 out.parts += 1;
-                if let Some(f) = check(&by_id, &pwid, &digest) {
-                    out.findings.push(f);
+                let parsed = pwid.parse::<Pwid>().ok();
+                let collection = parsed
+                    .as_ref()
+                    .and_then(|p| collections.iter().position(|c| c.name == p.archive_id));
+                match (parsed, collection) {
+                    (Some(p), Some(c)) if !by_id.contains_key(p.archive_id.as_str()) => {
+                        wanted.entry(c).or_default().push(Wanted {
+                            n,
+                            url: p.item,
+                            at: p.archived_at.unix_timestamp(),
+                            pwid,
+                            listed: digest,
+                        })
+                    }
+                    _ => found.extend(check(&by_id, &pwid, &digest).map(|f| (n, f))),
                 }
             }
             _ => {}
         }
         buf.clear();
     }
+    for (c, parts) in wanted {
+        let collection = &collections[c];
+        found.extend(
+            check_all(collection, parts).map_err(|source| VerifyError::Collection {
+                name: collection.name.clone(),
+                source,
+            })?,
+        );
+    }
+    found.sort_by_key(|(n, _)| *n);
+    out.findings = found.into_iter().map(|(_, f)| f).collect();
     Ok(out)
 }
 

@@ -197,7 +197,11 @@ async fn corpus_context(
                 .archives()
                 .iter()
                 .filter(|a| scope.admits(Facet::Archive, &a.name))
-                .filter_map(|a| Reader::open(&a.dir).ok()?.archive_id().map(str::to_owned))
+                // A collection of other tools' files is named by its PWIDs' archive id.
+                .filter_map(|a| match a.collection.is_archive() {
+                    true => Reader::open(&a.dir).ok()?.archive_id().map(str::to_owned),
+                    false => Some(a.name.clone()),
+                })
                 .collect())
         })
         .await?;
