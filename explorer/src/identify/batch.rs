@@ -6,7 +6,7 @@ use std::io::Write as _;
 
 use sha1::{Digest as _, Sha1};
 
-use super::{Identifier, Payload};
+use super::{Identified, Identifier, Payload};
 use crate::capture::{Capture, Loader};
 
 /// Captures without a format gathered before Siegfried runs on them: the batch its runner takes
@@ -72,64 +72,51 @@ fn needs(c: &Capture) -> bool {
     c.findings.puid.is_none()
 }
 
-/// Writes the distinct payloads of `captures` to a temporary folder, identifies them in one
-/// batch and sets each capture's format. A payload that cannot be read stays unidentified.
+/// Identifies the distinct payloads of `captures` and sets each capture's format. A payload
+/// the cache knows by its digest is neither read nor written; the others are written to a
+/// temporary folder and identified in one batch. A payload that cannot be read stays
+/// unidentified.
 fn identify(identifier: &Identifier, loader: &Loader<'_>, captures: &mut [&mut Capture]) {
     if captures.is_empty() {
         return;
     }
-    let dir = match tempfile::tempdir() {
-        Ok(dir) => dir,
-        Err(e) => {
-            tracing::warn!(error = %e, "no temporary folder: formats are not identified");
-            return;
-        }
-    };
-    let mut payloads: Vec<Payload> = Vec::new();
-    let mut by_name: HashMap<String, usize> = HashMap::new();
+    let mut staged = Staged::default();
+    // Per distinct payload, what identification found (`None` until it runs).
+    let mut found: Vec<Option<Identified>> = Vec::new();
+    let mut to_run: Vec<(usize, Payload)> = Vec::new();
     let mut of_capture: Vec<Option<usize>> = Vec::with_capacity(captures.len());
     for c in captures.iter() {
-        let file = dir.path().join(format!("p{:06}", payloads.len()));
-        let known = (!c.planned.sha1.is_empty())
-            .then(|| name(&c.planned.sha1, &c.planned.path))
-            .and_then(|n| by_name.get(&n).copied());
-        if known.is_some() {
-            of_capture.push(known);
+        let known = staged.known_name(c);
+        if let Some(i) = known.as_ref().and_then(|n| staged.by_name.get(n)) {
+            of_capture.push(Some(*i));
             continue;
         }
-        let written = std::fs::File::create(&file)
-            .and_then(|mut f| {
-                let n = loader.copy_payload(&c.planned, &mut f)?;
-                f.flush()?;
-                Ok(n)
-            })
-            .and_then(|size| {
-                let digest = match c.planned.sha1.as_str() {
-                    "" => hex::encode(Sha1::digest(std::fs::read(&file)?)),
-                    known => known.to_owned(),
-                };
-                Ok((size, name(&digest, &c.planned.path)))
-            });
-        match written {
-            Ok((size, name)) => {
-                let i = *by_name.entry(name.clone()).or_insert_with(|| {
-                    payloads.push(Payload {
-                        file,
-                        name,
-                        mime: c.planned.mime.clone(),
-                        size,
-                    });
-                    payloads.len() - 1
-                });
-                of_capture.push(Some(i));
-            }
+        let cached = known
+            .as_ref()
+            .and_then(|n| Some((n, identifier.known(n, &c.planned.mime, c.size)?)));
+        if let Some((name, id)) = cached {
+            of_capture.push(Some(staged.add(name.clone(), &mut found, id)));
+            continue;
+        }
+        match staged.write(loader, c) {
+            Ok(payload) => match staged.by_name.get(&payload.name) {
+                Some(&i) => of_capture.push(Some(i)),
+                None => {
+                    let i = staged.add(payload.name.clone(), &mut found, None);
+                    to_run.push((i, payload));
+                    of_capture.push(Some(i));
+                }
+            },
             Err(e) => {
                 tracing::debug!(url = %c.planned.url, error = %e, "payload not identified");
                 of_capture.push(None);
             }
         }
     }
-    let found = identifier.identify(&payloads);
+    let payloads: Vec<Payload> = to_run.iter().map(|(_, p)| p.clone()).collect();
+    for ((i, _), id) in to_run.iter().zip(identifier.identify(&payloads)) {
+        found[*i] = id;
+    }
     let today = time::OffsetDateTime::now_utc().date();
     for (c, i) in captures.iter_mut().zip(of_capture) {
         if let Some(Some(id)) = i.map(|i| &found[i]) {
@@ -141,6 +128,62 @@ fn identify(identifier: &Identifier, loader: &Loader<'_>, captures: &mut [&mut C
                 None => ours,
             });
         }
+    }
+}
+
+/// The distinct payloads of a batch by cache name, and the temporary folder of those written.
+#[derive(Default)]
+struct Staged {
+    dir: Option<tempfile::TempDir>,
+    written: usize,
+    by_name: HashMap<String, usize>,
+}
+
+impl Staged {
+    /// The cache name of `c`'s payload when its digest is known without reading it.
+    fn known_name(&self, c: &Capture) -> Option<String> {
+        (!c.planned.sha1.is_empty()).then(|| name(&c.planned.sha1, &c.planned.path))
+    }
+
+    /// Numbers the payload `name` with its entry in `found`.
+    fn add<V>(&mut self, name: String, found: &mut Vec<V>, value: V) -> usize {
+        found.push(value);
+        self.by_name.insert(name, found.len() - 1);
+        found.len() - 1
+    }
+
+    /// Writes `c`'s payload to the temporary folder: a revisit whose original is not in its
+    /// collection has none.
+    fn write(&mut self, loader: &Loader<'_>, c: &Capture) -> std::io::Result<Payload> {
+        if c.planned
+            .foreign
+            .as_ref()
+            .is_some_and(|f| f.payload.is_none())
+        {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "a revisit whose original is not in the collection",
+            ));
+        }
+        let dir = match &self.dir {
+            Some(dir) => dir,
+            None => self.dir.insert(tempfile::tempdir()?),
+        };
+        let file = dir.path().join(format!("p{:06}", self.written));
+        self.written += 1;
+        let mut out = std::fs::File::create(&file)?;
+        let size = loader.copy_payload(&c.planned, &mut out)?;
+        out.flush()?;
+        let digest = match c.planned.sha1.as_str() {
+            "" => hex::encode(Sha1::digest(std::fs::read(&file)?)),
+            known => known.to_owned(),
+        };
+        Ok(Payload {
+            file,
+            name: name(&digest, &c.planned.path),
+            mime: c.planned.mime.clone(),
+            size,
+        })
     }
 }
 
