@@ -16,6 +16,7 @@ mod openapi;
 mod photo;
 mod repair;
 mod search;
+mod tools;
 mod ui;
 mod versions;
 

@@ -8,9 +8,12 @@
 //! identified once across captures, runs and archives, and a new Siegfried version
 //! identifies again. [`Batcher`] gathers the loaded captures of an index build into batches.
 
+mod analyse;
 mod batch;
+mod tools;
 
 pub use batch::Batcher;
+pub use tools::MetadataTools;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
