@@ -12,6 +12,7 @@ mod identify;
 mod keys;
 mod manual;
 mod memento;
+mod metadata;
 mod openapi;
 mod photo;
 mod repair;

@@ -167,6 +167,14 @@ fn say_foreign(name: &str, report: &BuildReport, read: &modoai_archive::any::Sum
             skip.bytes, skip.source, skip.start, skip.reason
         );
     }
+    let m = &report.metadata;
+    if m.crates + m.other + m.untied > 0 {
+        eprintln!(
+            "{name}: metadata records: {} CRATEs tied to their captures, {} CRATEs whose capture \
+             was not found, {} other metadata kept (crawler metadata such as outlinks)",
+            m.crates, m.untied, m.other
+        );
+    }
     for path in &report.not_read {
         eprintln!(
             "{name}: not read: {} (not *.warc, *.warc.gz, *.arc or *.arc.gz)",

@@ -87,6 +87,8 @@ pub struct BuildReport {
     pub digest_mismatches: u64,
     /// What reading a foreign collection's files found this run (`None` for an archive).
     pub read: Option<modoai_archive::any::Summary>,
+    /// What the `metadata` records read this run came to (foreign collections).
+    pub metadata: super::MetadataCounts,
     /// Files of a foreign folder that are not read: their names are none of `*.warc`,
     /// `*.warc.gz`, `*.arc`, `*.arc.gz` (the first 100).
     pub not_read: Vec<std::path::PathBuf>,

@@ -185,6 +185,7 @@ fn run(
             waiting: summary.waiting,
             ..counted.summary
         };
+        report.metadata = counted.metadata;
         commit(writer, index, &mut at)?;
         report.total = at.base.captures;
         match outcome {
