@@ -221,7 +221,10 @@ fn named_version(p: &PluginFacts) -> String {
 /// Whether `c`'s bytes can be read: not a foreign revisit whose original is not in its
 /// collection.
 fn has_payload(c: &Capture) -> bool {
-    c.planned.foreign.as_ref().is_none_or(|f| f.payload.is_some())
+    c.planned
+        .foreign
+        .as_ref()
+        .is_none_or(|f| f.payload.is_some())
 }
 
 /// The cache name of `c`'s payload when its digest is known without reading it.
