@@ -103,3 +103,97 @@ impl Ties {
 fn is_crate(record: &Record) -> bool {
     memmem::find(&record.block, ns::CRATE.as_bytes()).is_some()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::plan_record;
+    use modoai_archive::any::{Found, ReadOptions, Records, Source};
+
+    /// A WARC 1.1 record of `kind` with `fields` and `block`.
+    fn record(kind: &str, id: &str, fields: &str, block: &str) -> String {
+        format!(
+            "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Record-ID: {id}\r\nWARC-Date: \
+             2026-01-01T00:00:00Z\r\nWARC-Target-URI: http://example.org/{kind}\r\n{fields}\
+             Content-Length: {}\r\n\r\n{block}\r\n\r\n",
+            block.len()
+        )
+    }
+
+    fn response(id: &str) -> String {
+        record(
+            "response",
+            id,
+            "Content-Type: application/http; msgtype=response\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nhello",
+        )
+    }
+
+    #[test]
+    fn crates_are_tied_before_or_after_their_capture_and_other_metadata_is_counted() {
+        let crate_xml = format!("<crate:plugin xmlns:crate=\"{}\"/>", ns::CRATE);
+        let warc = [
+            response("<urn:a>"),
+            record(
+                "metadata",
+                "<urn:m1>",
+                "WARC-Refers-To: <urn:a>\r\n",
+                &crate_xml,
+            ),
+            record(
+                "metadata",
+                "<urn:m2>",
+                "WARC-Concurrent-To: <urn:a>\r\n",
+                "outlink: x\r\n",
+            ),
+            record(
+                "metadata",
+                "<urn:m3>",
+                "WARC-Concurrent-To: <urn:b>\r\n",
+                &crate_xml,
+            ),
+            response("<urn:b>"),
+            record(
+                "metadata",
+                "<urn:m4>",
+                "WARC-Refers-To: <urn:nowhere>\r\n",
+                &crate_xml,
+            ),
+        ]
+        .concat();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("meta.warc");
+        std::fs::write(&path, warc).unwrap();
+        let records = Records::open(&Source::file(&path), ReadOptions::default()).unwrap();
+        let (mut ties, mut batch) = (Ties::default(), Vec::new());
+        let mut crates = Vec::new();
+        for found in records {
+            let Found::Record(record) = found else {
+                panic!("every record reads")
+            };
+            if record.kind == RecordKind::Metadata && is_crate(&record) {
+                crates.push(record.location.clone());
+            }
+            if ties.see(&record, &mut batch) {
+                continue;
+            }
+            let mut planned = plan_record(&record, "c", "").unwrap();
+            ties.tie(&mut planned);
+            batch.push(planned);
+        }
+        let tied: Vec<_> = batch
+            .iter()
+            .map(|p| p.foreign.as_ref().unwrap().metadata.clone())
+            .collect();
+        assert_eq!(tied, [Some(crates[0].clone()), Some(crates[1].clone())]);
+        let counts = ties.finish();
+        assert_eq!(
+            counts,
+            MetadataCounts {
+                crates: 2,
+                other: 1,
+                untied: 1
+            }
+        );
+    }
+}
