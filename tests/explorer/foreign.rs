@@ -71,7 +71,7 @@ fn same_as_pywb(explorer: &Explorer, pywb: &[serde_json::Value]) {
 }
 
 /// Writes `part` of `tests/python/foreign_cases.py` into `dir`.
-fn write_cases(dir: &Path, part: &str) {
+pub(super) fn write_cases(dir: &Path, part: &str) {
     std::fs::create_dir_all(dir).unwrap();
     let status = Command::new(venv_python())
         .arg(repo_root().join("tests/python/foreign_cases.py"))

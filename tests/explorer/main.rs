@@ -12,10 +12,12 @@ mod identify;
 mod keys;
 mod manual;
 mod memento;
+mod metadata;
 mod openapi;
 mod photo;
 mod repair;
 mod search;
+mod tools;
 mod ui;
 mod versions;
 

@@ -7,7 +7,10 @@ stream), old.arc (ARC v1: warcio reads ARC but does not write it, so its two rec
 here in the format's own words) and mismatch.warc (a payload digest that does not match). PART
 `second` writes crawl-b.warc.gz: revisits of both profiles (identical payload with
 WARC-Refers-To-*, URL-agnostic, server-not-modified) and one whose original is nowhere. PART
-`many` writes many.warc.gz: 400 small pages. PART `replay` writes replay.warc.gz: a page, a
+`many` writes many.warc.gz: 400 small pages. PART `metadata` writes meta.warc.gz: a page with
+the CRATE modoai's harvester would store for it in a metadata record after it (WARC-Refers-To),
+another with its CRATE before it (WARC-Concurrent-To), and a page with Heritrix's request and
+metadata records (via, hopsFromSeed, outlink) after it. PART `replay` writes replay.warc.gz: a page, a
 chunked page, a gzip-coded page, a 404, a resource and a revisit of the page, each at its own
 time (what a memento and pywb's id_ replay are compared on)."""
 
@@ -174,4 +177,56 @@ def replay():
         w.write_record(again)
 
 
-{"first": first, "second": second, "many": many, "replay": replay}[PART]()
+def crate_xml(status):
+    """A CRATE as the oai_crate DIDL holds it: JHOVE with its verdict, and md5."""
+    return ('<didl:DIDL xmlns:didl="urn:mpeg:mpeg21:2002:02-DIDL-NS" '
+            'xmlns:crate="urn:modoai:crate:2026"><didl:Item><didl:Descriptor><didl:Statement>'
+            '<crate:plugin label="jhove" version="Jhove (Rel. 1.28.0, 2023-07-15)" status="ok">'
+            '<crate:output encoding="xml"><jhove><repInfo><status>%s</status></repInfo></jhove>'
+            '</crate:output></crate:plugin></didl:Statement></didl:Descriptor>'
+            '<didl:Descriptor><didl:Statement><crate:plugin label="md5" version="modoai 0.1.0" '
+            'status="ok"><crate:output encoding="text">0cc175b9c0f1b6a831c399e269772661'
+            '</crate:output></crate:plugin></didl:Statement></didl:Descriptor>'
+            '</didl:Item></didl:DIDL>' % status).encode()
+
+
+def metadata_record(w, uri, body, content_type, headers):
+    return w.create_warc_record(uri, "metadata", payload=io.BytesIO(body),
+                                warc_content_type=content_type, warc_headers_dict=headers)
+
+
+def metadata():
+    with open(os.path.join(OUT, "meta.warc.gz"), "wb") as f:
+        w = WARCWriter(f, gzip=True, warc_version="1.1")
+        after = response(w, "http://example.org/crate-after", PAGE, [("Content-Type", "text/html")])
+        w.write_record(metadata_record(
+            w, "http://example.org/crate-after", crate_xml("Well-Formed and valid"),
+            "application/xml",
+            {"WARC-Refers-To": after.rec_headers.get_header("WARC-Record-ID")}))
+        http = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
+        before = w.create_warc_record("http://example.org/crate-before", "response",
+                                      payload=io.BytesIO(CODED), http_headers=http)
+        w.write_record(metadata_record(
+            w, "http://example.org/crate-before", crate_xml("Not well-formed"),
+            "application/xml",
+            {"WARC-Concurrent-To": before.rec_headers.get_header("WARC-Record-ID")}))
+        w.write_record(before)
+        crawled = response(w, "http://example.org/crawled", CHUNKED,
+                           [("Content-Type", "text/html")])
+        request = StatusAndHeaders("GET /crawled HTTP/1.1", [("Host", "example.org")],
+                                   is_http_request=True)
+        w.write_record(w.create_warc_record(
+            "http://example.org/crawled", "request", payload=io.BytesIO(b""),
+            http_headers=request,
+            warc_headers_dict={"WARC-Concurrent-To":
+                               crawled.rec_headers.get_header("WARC-Record-ID")}))
+        w.write_record(metadata_record(
+            w, "http://example.org/crawled",
+            b"via: http://example.org/\r\nhopsFromSeed: L\r\n"
+            b"outlink: http://example.org/page L a/@href\r\n",
+            "application/warc-fields",
+            {"WARC-Concurrent-To": crawled.rec_headers.get_header("WARC-Record-ID")}))
+
+
+{"first": first, "second": second, "many": many, "replay": replay,
+ "metadata": metadata}[PART]()

@@ -68,6 +68,14 @@ impl Plugins {
         Self::loaded(Registry::from_text(path, text)?).await
     }
 
+    /// Reads `plugins.toml` as [`Plugins::load`] does, but keeps results in `cache_dir`
+    /// instead of the file's `cache-dir` (a program's own cache of the same tools).
+    pub async fn load_with_cache(path: &Path, cache_dir: &Path) -> Result<Plugins, PluginsError> {
+        let mut registry = Registry::load(path)?;
+        registry.cache_dir = cache_dir.to_owned();
+        Self::loaded(registry).await
+    }
+
     async fn loaded(registry: Registry) -> Result<Plugins, PluginsError> {
         let Registry {
             plugins,
@@ -185,6 +193,27 @@ impl Plugins {
         rows.into_iter()
             .map(|row| row.into_iter().filter_map(Slot::ready).collect())
             .collect()
+    }
+
+    /// The result of every applicable plugin for `subject` when each is known without a run
+    /// (in memory, in the persistent cache, or skipped for its size); `None` when one would
+    /// have to run. Reads no file (`subject.abs` is not used), so a caller asks before it
+    /// writes the file at all. An answer counts its cache hits; `None` counts nothing (the
+    /// [`Plugins::analyse`] that follows does).
+    pub fn lookup(&self, subject: &Subject) -> Option<Vec<Arc<PluginResult>>> {
+        let inner = &*self.inner;
+        let identity = subject.identity();
+        let row = inner
+            .plugins
+            .applicable(&subject.mime)
+            .map(|(_, l)| known(&inner.cache, &inner.hot, l, subject, &identity))
+            .collect::<Option<Vec<_>>>()?;
+        if let Some(m) = inner.metrics.get() {
+            row.iter()
+                .filter(|r| r.cached)
+                .for_each(|r| m.cache(&r.label, true));
+        }
+        Some(row)
     }
 
     /// For each subject, a slot per applicable plugin, and the files each plugin has to run on.

@@ -81,6 +81,32 @@ impl Leaves {
     }
 }
 
+/// The leaf elements of one XML document or fragment (a tool's XML output, as a CRATE would
+/// embed it) as `(name as written, text)` pairs in document order, at most 256, values cut at
+/// 512 characters: what [`PluginFacts::fields`](super::PluginFacts::fields) holds.
+///
+/// ```
+/// let xml = b"<jhove><repInfo><status>Well-Formed and valid</status></repInfo></jhove>";
+/// let fields = modoai_archive::facts::xml_fields(xml);
+/// assert_eq!(fields, [("status".to_owned(), "Well-Formed and valid".to_owned())]);
+/// ```
+pub fn xml_fields(xml: &[u8]) -> Vec<(String, String)> {
+    let mut reader = quick_xml::Reader::from_reader(xml);
+    let mut leaves = Leaves::default();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match reader.read_event_into(&mut buf) {
+            Ok(Event::Eof) | Err(_) => break,
+            // The root's own end tag ends nothing here: the whole input is the output.
+            Ok(event) => {
+                leaves.feed(&event);
+            }
+        }
+    }
+    leaves.into_fields()
+}
+
 /// XML's predefined entities.
 pub(crate) fn predefined(name: &str) -> &'static str {
     match name {

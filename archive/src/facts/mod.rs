@@ -20,4 +20,5 @@
 mod leaves;
 mod record;
 
+pub use leaves::xml_fields;
 pub use record::{Facts, PluginFacts, ResourceFacts};

@@ -26,6 +26,9 @@ pub struct Findings {
     pub camera: Option<String>,
     /// ExifTool's `GPSPosition` (or `GPSLatitude, GPSLongitude`).
     pub gps: Option<String>,
+    /// The explorer's own tool results (`index --tools`) for a capture without a CRATE; empty
+    /// otherwise (a CRATE's are read from its record).
+    pub tools: Vec<PluginFacts>,
     /// Where the findings came from: `CRATE, harvested 2026-05-01`, `explorer, indexed
     /// 2026-06-01, siegfried 1.11.9, default.sig of …`, or both (`CRATE, …; PRONOM format:
     /// explorer, …`).
@@ -135,6 +138,7 @@ impl Findings {
             exif_date: get(&["DateTimeOriginal", "CreateDate"]).map(str::to_owned),
             camera,
             gps,
+            tools: Vec::new(),
             source: None,
         }
     }

@@ -26,6 +26,9 @@ pub struct Foreign {
     pub digest_mismatch: bool,
     /// `WARC-Record-ID`.
     pub record_id: Option<String>,
+    /// A CRATE `metadata` record tied to it (`WARC-Concurrent-To` or `WARC-Refers-To` naming
+    /// its record id): where its findings come from.
+    pub metadata: Option<Location>,
 }
 
 impl Foreign {
@@ -51,8 +54,9 @@ pub struct RevisitOf {
 }
 
 /// The capture a record is, without its payload's whereabouts for a revisit (see
-/// [`revisit_of`]); `None` for records that are no captures (`request`, `warcinfo`,
-/// `metadata`, `conversion`, …) and captures without URL or date.
+/// [`revisit_of`]) and its CRATE (a `metadata` record the index build ties to it); `None` for
+/// records that are no captures (`request`, `warcinfo`, `metadata`, `conversion`, …) and
+/// captures without URL or date.
 pub fn plan_record(record: &Record, collection: &str, harvest: &str) -> Option<Planned> {
     let kind = match record.kind {
         RecordKind::Response => CaptureKind::Response,
@@ -78,6 +82,7 @@ pub fn plan_record(record: &Record, collection: &str, harvest: &str) -> Option<P
         redirect: http.and_then(|h| h.location()).map(str::to_owned),
         digest_mismatch: record.payload_digest.is_failed(),
         record_id: record.fields.record_id.clone(),
+        metadata: None,
         location,
     };
     Some(Planned {

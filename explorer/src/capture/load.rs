@@ -71,11 +71,19 @@ impl<'a> Loader<'a> {
         };
         if let Some(at) = &capture.planned.crate_record {
             capture.findings = self.findings(at).unwrap_or_default();
-            // An `oai_didl` item's metadata record has no tool output: no findings to source.
-            if capture.findings != Findings::default() {
-                let harvested = capture.planned.time.date();
-                capture.findings.source = Some(format!("CRATE, harvested {harvested}"));
-            }
+        }
+        if let Some(at) = capture
+            .planned
+            .foreign
+            .as_ref()
+            .and_then(|f| f.metadata.as_ref())
+        {
+            capture.findings = foreign_crate(at).unwrap_or_default();
+        }
+        // An `oai_didl` item's metadata record has no tool output: no findings to source.
+        if capture.findings != Findings::default() {
+            let harvested = capture.planned.time.date();
+            capture.findings.source = Some(format!("CRATE, harvested {harvested}"));
         }
         let read = match capture.planned.foreign.clone() {
             Some(foreign) => self.foreign_payload(&mut capture, &foreign),
@@ -214,6 +222,17 @@ impl<'a> Loader<'a> {
         let record = read_record(&file.file, file.offset)?;
         Ok(Findings::of(&Facts::read(record.block)))
     }
+}
+
+/// The findings of the CRATE `metadata` record at `at` tied to a foreign capture, with its
+/// tools' results kept to be shown (the capture page cannot read a foreign CRATE by its place
+/// in a modoai archive).
+fn foreign_crate(at: &modoai_archive::any::Location) -> io::Result<Findings> {
+    let facts = Facts::read(open(at)?.block());
+    Ok(Findings {
+        tools: facts.plugins.clone(),
+        ..Findings::of(&facts)
+    })
 }
 
 /// A MIME type without parameters, lower case.

@@ -8,6 +8,7 @@ mod load;
 mod plan;
 mod pronom;
 mod record_at;
+pub mod tool_facts;
 
 pub use findings::{Findings, JhoveStatus, UnknownStatus};
 pub use foreign::{plan_record, revisit_of, Foreign, RevisitOf};

@@ -13,7 +13,7 @@ use super::state::state_dir;
 use super::tools;
 use super::ForeignArgs;
 use crate::collection::CollectionArg;
-use crate::identify::Identifier;
+use crate::identify::{Identifier, MetadataTools};
 use crate::index::{build_collection, BuildOptions, BuildReport};
 use std::time::Duration;
 
@@ -44,6 +44,10 @@ pub(crate) struct IndexArgs {
     /// Do not identify the format of captures without a CRATE (Siegfried, by default).
     #[arg(long)]
     no_identify: bool,
+    /// A plugins.toml whose tools (JHOVE, ExifTool, file, md5, …) run on the payloads of
+    /// captures without a CRATE, as the provider runs them; results cached in the state folder.
+    #[arg(long, value_name = "FILE")]
+    tools: Option<PathBuf>,
 }
 
 pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
@@ -62,6 +66,9 @@ pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
     options.settle = args.foreign.settle();
     if !args.no_identify {
         options.identify = identifier(runtime.handle(), quiet);
+    }
+    if let Some(path) = &args.tools {
+        options.metadata_tools = Some(metadata_tools(path, runtime.handle(), quiet)?);
     }
     let cancel = std::sync::Arc::clone(&options.cancel);
     runtime.spawn(async move {
@@ -110,8 +117,21 @@ pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
             id.cache_dir().display()
         );
     }
+    if let (Some(tools), false) = (&options.metadata_tools, quiet) {
+        let counts = tools.counts();
+        eprintln!(
+            "tools: {} results from the cache, {} tool runs ({} processes started; cache {})",
+            counts.cached,
+            counts.run,
+            tools.processes_started(),
+            tools.cache_dir().display()
+        );
+    }
     if let Some(id) = &options.identify {
         id.shutdown();
+    }
+    if let Some(tools) = &options.metadata_tools {
+        tools.shutdown();
     }
     Ok(Exit::Done)
 }
@@ -147,6 +167,14 @@ fn say_foreign(name: &str, report: &BuildReport, read: &modoai_archive::any::Sum
             skip.bytes, skip.source, skip.start, skip.reason
         );
     }
+    let m = &report.metadata;
+    if m.crates + m.other + m.untied > 0 {
+        eprintln!(
+            "{name}: metadata records: {} CRATEs tied to their captures, {} CRATEs whose capture \
+             was not found, {} other metadata kept (crawler metadata such as outlinks)",
+            m.crates, m.untied, m.other
+        );
+    }
     for path in &report.not_read {
         eprintln!(
             "{name}: not read: {} (not *.warc, *.warc.gz, *.arc or *.arc.gz)",
@@ -165,6 +193,30 @@ fn say_foreign(name: &str, report: &BuildReport, read: &modoai_archive::any::Sum
             report.problems
         );
     }
+}
+
+/// The tools of the plugins.toml at `path` for captures without a CRATE, their cache in the
+/// state folder; one warning when some are not installed (their captures get findings that say
+/// `missing`). An error when the file cannot be read or is not a plugins.toml.
+pub(super) fn metadata_tools(
+    path: &std::path::Path,
+    runtime: &tokio::runtime::Handle,
+    quiet: bool,
+) -> anyhow::Result<MetadataTools> {
+    let tools = MetadataTools::load(path, &state_dir(), runtime.clone())
+        .with_context(|| format!("--tools {}", path.display()))?;
+    if !tools.all_healthy() {
+        let health = tools.health_line();
+        if !quiet {
+            eprintln!(
+                "warning: --tools {}: {health}; their results say so, the index is built all \
+                 the same",
+                path.display()
+            );
+        }
+        tracing::warn!(tools = %path.display(), %health, "some tools are not available");
+    }
+    Ok(tools)
 }
 
 /// Siegfried for the captures without a format, its cache in the state folder; none, with one

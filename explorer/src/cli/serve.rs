@@ -52,6 +52,10 @@ pub(crate) struct ServeArgs {
     /// Do not identify the format of captures without a CRATE (Siegfried, by default).
     #[arg(long)]
     no_identify: bool,
+    /// A plugins.toml whose tools (JHOVE, ExifTool, file, md5, …) run on the payloads of
+    /// captures without a CRATE, as the provider runs them; results cached in the state folder.
+    #[arg(long, value_name = "FILE")]
+    tools: Option<PathBuf>,
 }
 
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
@@ -73,6 +77,10 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<Exit> {
     options.settle = args.foreign.settle();
     if !args.no_identify {
         options.identify = super::index::identifier(runtime.handle(), false);
+    }
+    if let Some(path) = &args.tools {
+        let tools = super::index::metadata_tools(path, runtime.handle(), false)?;
+        options.metadata_tools = Some(tools);
     }
     let refresh = Duration::from_secs(config.index.refresh_secs);
     runtime.block_on(async move {

@@ -112,6 +112,7 @@ mod tests {
             excerpt: String::new(),
             location: None,
             payload_at: None,
+            tools: Vec::new(),
         }
     }
 }

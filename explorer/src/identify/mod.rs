@@ -8,15 +8,18 @@
 //! identified once across captures, runs and archives, and a new Siegfried version
 //! identifies again. [`Batcher`] gathers the loaded captures of an index build into batches.
 
+mod analyse;
 mod batch;
+mod tools;
 
 pub use batch::Batcher;
+pub use tools::MetadataTools;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use modoai_tools::{PluginObserver, Plugins, PluginsError, Status, Subject};
+use modoai_tools::{PluginObserver, PluginResult, Plugins, PluginsError, Status, Subject};
 
 use crate::capture::siegfried_pronom;
 
@@ -80,10 +83,20 @@ pub struct Counts {
     pub run: u64,
 }
 
+/// Counts cache hits and runs for [`Counts`].
 #[derive(Debug, Default)]
-struct Counter {
+pub(crate) struct Counter {
     cached: AtomicU64,
     run: AtomicU64,
+}
+
+impl Counter {
+    pub(crate) fn counts(&self) -> Counts {
+        Counts {
+            cached: self.cached.load(Ordering::Relaxed),
+            run: self.run.load(Ordering::Relaxed),
+        }
+    }
 }
 
 impl PluginObserver for Counter {
@@ -149,10 +162,7 @@ impl Identifier {
 
     /// Cache lookups and runs so far.
     pub fn counts(&self) -> Counts {
-        Counts {
-            cached: self.counter.cached.load(Ordering::Relaxed),
-            run: self.counter.run.load(Ordering::Relaxed),
-        }
+        self.counter.counts()
     }
 
     /// Tool processes started so far.
@@ -163,42 +173,61 @@ impl Identifier {
     /// Identifies `payloads` in one batch; `None` for a payload Siegfried could not read or
     /// found no PRONOM match for. Blocks: not for a runtime thread.
     pub fn identify(&self, payloads: &[Payload]) -> Vec<Option<Identified>> {
-        let subjects: Vec<Subject> = payloads
-            .iter()
-            .map(|p| Subject {
-                abs: p.file.clone(),
-                rel: PathBuf::from(&p.name),
-                mime: p.mime.clone(),
-                size: p.size,
-                // The name is the digest: no version of a file to tell apart.
-                mtime_ns: 0,
-                inode: 0,
-            })
-            .collect();
+        let subjects: Vec<Subject> = payloads.iter().map(Payload::subject).collect();
         let results = self.runtime.block_on(self.plugins.analyse(&subjects));
-        results
-            .iter()
-            .map(|row| {
-                let r = row.iter().find(|r| r.label == "siegfried")?;
-                if r.run.status != Status::Ok {
-                    return None;
-                }
-                let answer = std::str::from_utf8(&r.run.stdout).ok()?;
-                let (puid, format) = siegfried_pronom(answer.trim())?;
-                Some(Identified {
-                    puid,
-                    format,
-                    tool: r.label.clone(),
-                    version: r.version.clone(),
-                })
-            })
-            .collect()
+        results.iter().map(|row| identified(row)).collect()
+    }
+
+    /// What the cache knows of the payload named `name` (its digest and extension, as
+    /// [`Payload::name`]) of type `mime` and `size` bytes, without its bytes: `None` when
+    /// Siegfried has to run on it.
+    pub fn known(&self, name: &str, mime: &str, size: u64) -> Option<Option<Identified>> {
+        let row = self.plugins.lookup(&named(name, mime, size))?;
+        Some(identified(&row))
     }
 
     /// Ends tool runs in progress and stops the workers.
     pub fn shutdown(&self) {
         self.plugins.shutdown();
     }
+}
+
+impl Payload {
+    /// The payload as the tools see it: named by its digest, no version of a file to tell apart.
+    pub(crate) fn subject(&self) -> Subject {
+        Subject {
+            abs: self.file.clone(),
+            ..named(&self.name, &self.mime, self.size)
+        }
+    }
+}
+
+/// A payload known by its name alone (no file: for a cache lookup).
+fn named(name: &str, mime: &str, size: u64) -> Subject {
+    Subject {
+        abs: PathBuf::new(),
+        rel: PathBuf::from(name),
+        mime: mime.to_owned(),
+        size,
+        mtime_ns: 0,
+        inode: 0,
+    }
+}
+
+/// Siegfried's answer among one payload's results.
+fn identified(row: &[Arc<PluginResult>]) -> Option<Identified> {
+    let r = row.iter().find(|r| r.label == "siegfried")?;
+    if r.run.status != Status::Ok {
+        return None;
+    }
+    let answer = std::str::from_utf8(&r.run.stdout).ok()?;
+    let (puid, format) = siegfried_pronom(answer.trim())?;
+    Some(Identified {
+        puid,
+        format,
+        tool: r.label.clone(),
+        version: r.version.clone(),
+    })
 }
 
 #[cfg(test)]

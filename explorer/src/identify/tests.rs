@@ -49,3 +49,30 @@ fn siegfried_identifies_once_per_digest() {
     assert_eq!(again.processes_started(), 0);
     assert!(again.cache_dir().starts_with(state.path()));
 }
+
+#[test]
+fn known_payloads_are_answered_by_name_without_their_bytes() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let id = Identifier::siegfried(state.path(), runtime.handle().clone()).unwrap();
+    let pdf = payload(files.path(), "CCCC.pdf", PDF);
+    let size = PDF.len() as u64;
+    assert_eq!(id.known("CCCC.pdf", "application/pdf", size), None);
+    let found = id.identify(std::slice::from_ref(&pdf));
+    id.shutdown();
+    std::fs::remove_file(&pdf.file).unwrap();
+    // A new process asks by name alone: the cache answers, no file is read, nothing runs.
+    let again = Identifier::siegfried(state.path(), runtime.handle().clone()).unwrap();
+    let known = again.known("CCCC.pdf", "application/pdf", size);
+    assert_eq!(known, Some(found[0].clone()));
+    assert_eq!(again.counts(), Counts { cached: 1, run: 0 });
+    assert_eq!(again.known("CCCC.pdf", "application/pdf", size + 1), None);
+    assert_eq!(again.known("DDDD.pdf", "application/pdf", size), None);
+    assert_eq!(
+        again.counts(),
+        Counts { cached: 1, run: 0 },
+        "misses count nothing"
+    );
+    assert_eq!(again.processes_started(), 0);
+}

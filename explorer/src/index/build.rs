@@ -20,7 +20,7 @@ use super::jobs;
 use super::schema::SCHEMA_VERSION;
 use super::store::{ArchiveIndex, Checkpoint};
 use crate::capture::{Capture, Loader, Planner};
-use crate::identify::{Batcher, Identifier};
+use crate::identify::{Batcher, Identifier, MetadataTools};
 use crate::ExplorerError;
 
 /// How an index is built.
@@ -38,6 +38,8 @@ pub struct BuildOptions {
     pub runtime: tokio::runtime::Handle,
     /// Identifies the format of captures without one (no CRATE); none: not identified.
     pub identify: Option<Identifier>,
+    /// Runs a `plugins.toml`'s tools on captures without a CRATE (`--tools`); none: not run.
+    pub metadata_tools: Option<MetadataTools>,
     /// Set to stop at the next capture: what was added is committed, then
     /// [`ExplorerError::Interrupted`].
     pub cancel: Arc<AtomicBool>,
@@ -57,6 +59,7 @@ impl BuildOptions {
             tools,
             runtime,
             identify: None,
+            metadata_tools: None,
             cancel: Arc::new(AtomicBool::new(false)),
             settle: std::time::Duration::from_secs(60),
         }
@@ -84,6 +87,8 @@ pub struct BuildReport {
     pub digest_mismatches: u64,
     /// What reading a foreign collection's files found this run (`None` for an archive).
     pub read: Option<modoai_archive::any::Summary>,
+    /// What the `metadata` records read this run came to (foreign collections).
+    pub metadata: super::MetadataCounts,
     /// Files of a foreign folder that are not read: their names are none of `*.warc`,
     /// `*.warc.gz`, `*.arc`, `*.arc.gz` (the first 100).
     pub not_read: Vec<std::path::PathBuf>,
@@ -194,9 +199,10 @@ fn run(
         // Whether the deletions file holds those of the ledger up to `at` (not yet for an
         // index from before they were kept, until its first job is in).
         let mut kept = start.deletions.is_some() || start.ledger == 0;
-        // Loaded captures wait here, in order, until a batch of them is identified.
+        // Loaded captures wait here, in order, until a batch of them is analysed.
         let loader = Loader::new(reader, options.tools.clone(), options.runtime.clone());
-        let mut batcher = Batcher::new(options.identify.clone(), loader);
+        let tools = options.metadata_tools.clone();
+        let mut batcher = Batcher::new(options.identify.clone(), tools, loader);
         let mut add = |captures: Vec<Capture>, deleted: Vec<Gone>, end: u64| {
             for c in &captures {
                 report.problems += u64::from(c.problem.is_some());

@@ -6,7 +6,7 @@ use time::macros::format_description;
 use super::schema::{Fields, EXCERPT_CHARS};
 use modoai_archive::any::Location;
 
-use crate::capture::{Capture, Foreign};
+use crate::capture::{tool_facts, Capture, Foreign};
 
 /// A time as an index date. tantivy keeps nanoseconds in an i64, about 285 years either side
 /// of 1970: times beyond are the nearest end (before or after every capture), never an overflow.
@@ -78,6 +78,9 @@ pub fn document(f: &Fields, c: &Capture) -> TantivyDocument {
     optional(f.gps, &c.findings.gps);
     optional(f.source, &c.findings.source);
     optional(f.problem, &c.problem);
+    if !c.findings.tools.is_empty() {
+        d.add_text(f.tools, tool_facts::encode(&c.findings.tools));
+    }
     for k in &c.keywords {
         d.add_text(f.keyword, k);
     }

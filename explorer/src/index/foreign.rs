@@ -133,9 +133,10 @@ fn run(
         let mut pending = BTreeMap::new();
         let (mut next, mut since_commit, mut bytes) = (0u64, 0usize, 0u64);
         let mut outcome = Ok(());
-        // Loaded captures wait here, in order, until a batch of them is identified.
+        // Loaded captures wait here, in order, until a batch of them is analysed.
         let loader = Loader::foreign(options.tools.clone(), options.runtime.clone());
-        let mut batcher = Batcher::new(options.identify.clone(), loader);
+        let tools = options.metadata_tools.clone();
+        let mut batcher = Batcher::new(options.identify.clone(), tools, loader);
         let mut add = |captures: Vec<Capture>, file: String, read: FileRead| {
             for capture in &captures {
                 count(report, capture);
@@ -184,6 +185,7 @@ fn run(
             waiting: summary.waiting,
             ..counted.summary
         };
+        report.metadata = counted.metadata;
         commit(writer, index, &mut at)?;
         report.total = at.base.captures;
         match outcome {

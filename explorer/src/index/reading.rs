@@ -1,6 +1,6 @@
 //! Reading a foreign collection's files in order, each from where the last run left it: their
-//! records planned as captures (a revisit's original found), sent to the workers in batches
-//! with how far their file is read.
+//! records planned as captures (a revisit's original found, a CRATE `metadata` record tied),
+//! sent to the workers in batches with how far their file is read.
 
 use std::io::{self, Seek};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,9 +9,11 @@ use std::sync::mpsc::SyncSender;
 use modoai_archive::any::{Format, Found, ReadOptions, Record, Records, Source, Summary};
 
 use super::files::FileRead;
+use super::metadata::Ties;
 use super::resolve::Resolver;
 use super::schema::Fields;
 use crate::capture::{plan_record, revisit_of, Planned};
+use crate::index::MetadataCounts;
 
 /// Records whose captures go to a worker at once.
 const BATCH: usize = 64;
@@ -24,6 +26,7 @@ pub(super) type Job = super::jobs::Job<(String, FileRead)>;
 #[derive(Default)]
 pub(super) struct Counted {
     pub(super) summary: Summary,
+    pub(super) metadata: MetadataCounts,
     pub(super) cancelled: bool,
 }
 
@@ -38,6 +41,7 @@ pub(super) fn produce(
 ) -> Counted {
     let mut counted = Counted::default();
     let mut resolver = Resolver::new(searcher);
+    let mut ties = Ties::default();
     let mut seq = 0;
     for (source, size, mut read) in todo {
         let key = source.to_string();
@@ -76,15 +80,23 @@ pub(super) fn produce(
                 continue;
             }
             counted.summary.add_record(&record);
+            // How far the file is read before this record: a batch sent now ends there.
+            let before = read;
             read.read(&record.location, matches!(record.format, Format::Warc(_)));
-            if let Some(planned) = plan(&record, name, &harvest, &mut resolver) {
-                batch.push(planned);
+            if ties.see(&record, &mut batch) {
+                continue;
             }
+            let Some(mut planned) = plan(&record, name, &harvest, &mut resolver) else {
+                continue;
+            };
+            ties.tie(&mut planned);
+            // A full batch goes when the next capture comes, so the metadata records after a
+            // capture (its CRATE, Heritrix's request and metadata) find it still here.
             if batch.len() >= BATCH {
                 let job = Job {
                     seq,
                     planned: std::mem::take(&mut batch),
-                    then: (key.clone(), read),
+                    then: (key.clone(), before),
                 };
                 if jobs.send(job).is_err() {
                     counted.cancelled = cancel.load(Ordering::Relaxed);
@@ -92,6 +104,7 @@ pub(super) fn produce(
                 }
                 seq += 1;
             }
+            batch.push(planned);
         }
         counted.summary.add_file(gzip_stream);
         // Only a file read to its end is marked with its size (unchanged files are not read).
@@ -108,6 +121,7 @@ pub(super) fn produce(
         seq += 1;
     }
     counted.cancelled = cancel.load(Ordering::Relaxed);
+    counted.metadata = ties.finish();
     counted
 }
 

@@ -8,7 +8,7 @@ use tantivy::schema::{
 use super::analyzer::{TEXT_ANALYZER, WORDS_ANALYZER};
 
 /// Bumped when the fields change: an index of another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// Characters of the text stored for snippets (the whole text is indexed).
 pub const EXCERPT_CHARS: usize = 4096;
@@ -106,6 +106,9 @@ pub struct Fields {
     pub record_id: Field,
     /// What is wrong with a capture (`digest-mismatch`, `unresolved-revisit`), a facet.
     pub flag: Field,
+    /// The explorer's own tool results for a capture without a CRATE (`index --tools`; JSON of
+    /// [`tool_facts`](crate::capture::tool_facts); stored).
+    pub tools: Field,
 }
 
 impl Fields {
@@ -176,6 +179,7 @@ impl Fields {
             payload_at: b.add_text_field("payload_at", STORED),
             record_id: b.add_text_field("record_id", STRING | STORED),
             flag: b.add_text_field("flag", facet.clone()),
+            tools: b.add_text_field("tools", STORED),
         };
         (b.build(), fields)
     }

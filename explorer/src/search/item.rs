@@ -8,8 +8,9 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use modoai_archive::any::Location;
+use modoai_archive::facts::PluginFacts;
 
-use crate::capture::{CaptureKind, JhoveStatus, RecordAt};
+use crate::capture::{tool_facts, CaptureKind, JhoveStatus, RecordAt};
 use crate::index::Fields;
 
 /// A capture in results.
@@ -109,6 +110,8 @@ pub struct Stored {
     pub location: Option<Location>,
     /// Where a foreign capture's payload is (its record, or a revisit's original).
     pub payload_at: Option<Location>,
+    /// The explorer's own tool results (`index --tools`) for a capture without a CRATE.
+    pub tools: Vec<PluginFacts>,
 }
 
 fn text(doc: &TantivyDocument, f: Field) -> Option<String> {
@@ -182,6 +185,14 @@ impl Item {
 }
 
 impl Stored {
+    /// The explorer's own tool results as a CRATE's facts read back (its plugins alone).
+    pub fn tool_facts(&self) -> modoai_archive::facts::Facts {
+        modoai_archive::facts::Facts {
+            plugins: self.tools.clone(),
+            ..Default::default()
+        }
+    }
+
     /// The record locations of a stored document.
     pub fn of(doc: &TantivyDocument, f: &Fields) -> Stored {
         Stored {
@@ -195,6 +206,9 @@ impl Stored {
             excerpt: text(doc, f.excerpt).unwrap_or_default(),
             location: located(doc, f.location),
             payload_at: located(doc, f.payload_at),
+            tools: text(doc, f.tools)
+                .map(|json| tool_facts::decode(&json))
+                .unwrap_or_default(),
         }
     }
 }

@@ -58,6 +58,8 @@ pub(super) async fn page(
                 .ok_or_else(|| AppError::NotFound(format!("no capture {id:?} in this archive")))?;
             let dir = &s.library.archives()[archive].dir;
             let facts = stored.crate_at.as_ref().and_then(|at| crate_facts(dir, at));
+            // Without a CRATE's, the explorer's own tool results (`index --tools`).
+            let facts = facts.or_else(|| (!stored.tools.is_empty()).then(|| stored.tool_facts()));
             let same = s.library.same_bytes(&item.sha1, &scope, SAME_BYTES)?;
             let of_url = s.library.captures(&item.url, &scope, URL_CAPTURES)?;
             let deletions = s.library.deletions(&item.url, &scope)?;

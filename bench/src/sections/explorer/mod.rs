@@ -2,10 +2,12 @@
 //! `modoai-explorer index` (rate, size per capture, an incremental 1 %), searched with three
 //! facets at 1 and 16 concurrent clients (p50/p99, server RSS), every hit walked by cursor (last
 //! pages against first pages) and a tenth of it exported as CSV (rows/s, server RSS), and the
-//! TimeMap of a URL with 1,000 captures against pywb's own TimeMap of the same archive.
+//! TimeMap of a URL with 1,000 captures against pywb's own TimeMap of the same archive; and a
+//! smaller archive indexed with identification alone and with `--tools` (JHOVE, md5).
 
 mod export;
 mod search;
+mod tools;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -96,6 +98,7 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
         .peer("identification on", rate)
         .note(format!("{:.1} s", off.as_secs_f64())),
     );
+    figures.push(tools::run(ctx)?);
     Ok(figures)
 }
 
@@ -107,11 +110,22 @@ fn index(ctx: &Ctx, archive: &Path) -> anyhow::Result<(Duration, f64)> {
 /// `modoai-explorer index --archive DIR FLAGS…`, its identification cache in the bench's folder
 /// (empty at the first run): its time and peak memory.
 fn index_with(ctx: &Ctx, archive: &Path, flags: &[&str]) -> anyhow::Result<(Duration, f64)> {
+    index_in(ctx, archive, "explorer/state", flags)
+}
+
+/// `modoai-explorer index --archive DIR FLAGS…` with the bench's folder `state` as its state
+/// folder (its caches): its time and peak memory.
+fn index_in(
+    ctx: &Ctx,
+    archive: &Path,
+    state: &str,
+    flags: &[&str],
+) -> anyhow::Result<(Duration, f64)> {
     let mut cmd = explorer(ctx);
     cmd.args(["index", "--quiet", "--archive"])
         .arg(archive)
         .args(flags)
-        .env("XDG_STATE_HOME", ctx.dir("explorer/state")?)
+        .env("XDG_STATE_HOME", ctx.dir(state)?)
         .stdout(Stdio::null());
     let (status, took, peak) = Proc::spawn("modoai-explorer index", &mut cmd)?.wait_peak()?;
     if !status.success() {
