@@ -4,6 +4,8 @@
 //! cursor of the last, each thousand counted against the key's quota, and stops as soon as the
 //! client goes away. The last line says whether the export is complete (`docs/explorer.md`).
 
+mod warc;
+
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -36,9 +38,10 @@ impl FromPairs for ExportQuery {
         let format = match pairs.iter().position(|(k, _)| k == "format") {
             Some(i) => pairs.remove(i).1.parse().map_err(AppError::BadRequest)?,
             None => {
-                return Err(AppError::BadRequest(
-                    "give format=csv, jsonl, cdxj or corpus".to_owned(),
-                ))
+                return Err(AppError::BadRequest(format!(
+                    "give format={}",
+                    crate::export::names()
+                )))
             }
         };
         pairs.retain(|(k, _)| !UNUSED.contains(&k.as_str()));
@@ -65,8 +68,10 @@ pub(super) async fn export(
     Params(query): Params<ExportQuery>,
     caller: Caller<Api>,
 ) -> Result<Response, AppError> {
-    if query.format == Format::Cdxj {
-        return export_cdxj(query, caller).await;
+    match query.format {
+        Format::Cdxj => return export_cdxj(query, caller).await,
+        Format::Warc => return warc::export_warc(query, caller).await,
+        _ => {}
     }
     let params = query.params.clone();
     let first = caller
@@ -81,7 +86,7 @@ pub(super) async fn export(
         _ => CorpusContext::default(),
     };
     let Some(rows) = rows(query.format, context) else {
-        unreachable!("every format but cdxj is written by rows")
+        unreachable!("every format but cdxj and warc is written by rows")
     };
     let (tx, rx) = mpsc::channel::<Chunk>(AHEAD);
     let answer = answer(&caller, query.format, first.total, rx);
