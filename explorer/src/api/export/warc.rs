@@ -10,7 +10,9 @@ use axum::response::Response;
 use tokio::sync::mpsc;
 
 use super::{answer, more_units, Chunk, ExportQuery, Running, AHEAD};
-use crate::export::{Chunks, WarcContext, WarcError, WarcExport, EXPORT_UNIT};
+use crate::export::{
+    find_originals, lacks_original, Chunks, WarcContext, WarcError, WarcExport, EXPORT_UNIT,
+};
 use crate::search::{SearchParams, Walked};
 use crate::web::{Api, AppError, Caller};
 
@@ -60,8 +62,20 @@ async fn produce(
 ) {
     let (mut page, mut head) = (first, true);
     loop {
-        let captures = std::mem::take(&mut page.captures);
+        let mut captures = std::mem::take(&mut page.captures);
         let places = std::mem::take(&mut page.places);
+        if captures.iter().any(lacks_original) {
+            let found = caller
+                .run(move |s, who| {
+                    find_originals(&s.library, &who.scope(), &mut captures)?;
+                    Ok(captures)
+                })
+                .await;
+            captures = match found {
+                Ok(c) => c,
+                Err(e) => return cut(&tx, &e.to_string()).await,
+            };
+        }
         let sender = tx.clone();
         let job = tokio::task::spawn_blocking(move || {
             let send = |chunk: Vec<u8>| sender.blocking_send(Ok(Bytes::from(chunk))).is_ok();
