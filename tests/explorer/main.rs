@@ -6,6 +6,7 @@ mod capture;
 mod crash;
 mod docs;
 mod export;
+mod export_memory;
 mod foreign;
 mod harvest;
 mod identify;
@@ -231,6 +232,11 @@ impl Explorer {
             args.extend(["--archive", a.to_str().expect("a UTF-8 path")]);
         }
         Explorer::start_with(&args, work, config)
+    }
+
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self._child.0.id()
     }
 
     /// A server started with `args` (`--archive …` and other options of `serve`).
