@@ -148,7 +148,7 @@ async fn an_export_of_nothing_is_an_empty_but_valid_file_and_a_bad_format_a_400(
     for (query, says) in [
         (
             "format=warcx",
-            "is not an export format: use csv, jsonl, cdxj, corpus or warc",
+            "is not an export format: use csv, jsonl, cdxj, corpus, warc or wacz",
         ),
         ("q=x", "give format="),
         ("format=csv&colour=red", "unknown parameter"),

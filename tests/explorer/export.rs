@@ -332,3 +332,57 @@ fn a_warc_export_passes_warcio_and_pywb_replays_it_as_the_explorer_serves_it() {
     assert_eq!(records.len(), 1);
     assert_eq!(records[0]["warc-type"], "warcinfo");
 }
+
+#[test]
+fn a_wacz_export_validates_and_packs_the_warc_export_its_index_and_its_pages() {
+    let e = shared_explorer("export-wacz", true);
+    let total = e.get_ready("/api/v1/search?size=1", None).json()["total"]
+        .as_u64()
+        .unwrap();
+    let html = e
+        .get_ready("/api/v1/search?size=1&mime=text/html", None)
+        .json()["total"]
+        .as_u64()
+        .unwrap();
+    let work = super::work_dir("export-wacz-files");
+    for (name, query, pages) in [
+        ("all.wacz", "sort=oldest", html),
+        ("none.wacz", "q=zzzzqqqq", 0),
+    ] {
+        let r = e.get_ready(&format!("/api/v1/export?format=wacz&{query}"), None);
+        assert_eq!(r.status, 200);
+        let path = work.join(name);
+        std::fs::write(&path, &r.bytes).unwrap();
+        let report = integration_tests::python::json(&integration_tests::python::python(
+            "wacz_check.py",
+            &[path.to_str().unwrap()],
+        ));
+        assert!(
+            report["validate"].as_str().unwrap().contains("succeeded"),
+            "{name}: {report}"
+        );
+        assert_eq!(
+            report["pages"].as_array().unwrap().len() as u64,
+            pages,
+            "{name}"
+        );
+        let package = &report["datapackage"];
+        assert!(
+            package["description"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("{query:?}")),
+            "{name}: the search in its description: {package}"
+        );
+        let hashes = package["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["path"].as_str().unwrap())
+            .collect::<Vec<_>>();
+        assert!(hashes.contains(&"archive/data.warc.gz"), "{package}");
+        if pages > 0 {
+            assert!(report["index_lines"].as_u64().unwrap() >= total, "{report}");
+        }
+    }
+}

@@ -70,7 +70,7 @@ pub(super) async fn export(
 ) -> Result<Response, AppError> {
     match query.format {
         Format::Cdxj => return export_cdxj(query, caller).await,
-        Format::Warc => return warc::export_warc(query, caller).await,
+        Format::Warc | Format::Wacz => return warc::export_records(query, caller).await,
         _ => {}
     }
     let params = query.params.clone();
@@ -86,7 +86,7 @@ pub(super) async fn export(
         _ => CorpusContext::default(),
     };
     let Some(rows) = rows(query.format, context) else {
-        unreachable!("every format but cdxj and warc is written by rows")
+        unreachable!("every format but cdxj, warc and wacz is written by rows")
     };
     let (tx, rx) = mpsc::channel::<Chunk>(AHEAD);
     let answer = answer(&caller, query.format, first.total, rx);

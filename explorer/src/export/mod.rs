@@ -7,6 +7,7 @@ mod cdxj;
 mod corpus;
 mod csv;
 mod jsonl;
+mod wacz;
 mod warc;
 
 use std::fmt;
@@ -14,6 +15,7 @@ use std::str::FromStr;
 
 pub use cdxj::{write_cdxj, CdxjError};
 pub use corpus::CorpusContext;
+pub use wacz::WaczExport;
 pub use warc::{find_originals, lacks_original, Chunks, WarcContext, WarcError, WarcExport};
 
 use crate::search::{Item, Stored};
@@ -35,15 +37,18 @@ pub enum Format {
     Corpus,
     /// The captures' WARC records (and the originals their revisits need), one `.warc.gz`.
     Warc,
+    /// A WACZ 1.1.1 package of the same WARC, its index and its pages.
+    Wacz,
 }
 
 /// The formats, as `format=` names them.
-pub const FORMATS: [Format; 5] = [
+pub const FORMATS: [Format; 6] = [
     Format::Csv,
     Format::Jsonl,
     Format::Cdxj,
     Format::Corpus,
     Format::Warc,
+    Format::Wacz,
 ];
 
 impl Format {
@@ -55,6 +60,7 @@ impl Format {
             Format::Cdxj => "cdxj",
             Format::Corpus => "corpus",
             Format::Warc => "warc",
+            Format::Wacz => "wacz",
         }
     }
 
@@ -66,6 +72,7 @@ impl Format {
             Format::Cdxj => "application/x-cdxj",
             Format::Corpus => "application/xml",
             Format::Warc => "application/warc",
+            Format::Wacz => "application/wacz+zip",
         }
     }
 
@@ -77,6 +84,7 @@ impl Format {
             Format::Cdxj => "cdxj",
             Format::Corpus => "corpus.xml",
             Format::Warc => "warc.gz",
+            Format::Wacz => "wacz",
         }
     }
 }
@@ -124,14 +132,14 @@ pub trait Rows: Send {
     fn tail(&mut self, out: &mut Vec<u8>, written: u64, ending: &Ending);
 }
 
-/// The writer of `format` by rows (a CDXJ index is written by [`write_cdxj`] and a WARC by
-/// [`WarcExport`] instead); a corpus needs its `context`.
+/// The writer of `format` by rows (a CDXJ index is written by [`write_cdxj`], a WARC by
+/// [`WarcExport`] and a WACZ by [`WaczExport`] instead); a corpus needs its `context`.
 pub fn rows(format: Format, context: CorpusContext) -> Option<Box<dyn Rows>> {
     match format {
         Format::Csv => Some(Box::new(csv::Csv)),
         Format::Jsonl => Some(Box::new(jsonl::Jsonl)),
         Format::Corpus => Some(Box::new(corpus::Corpus::new(context))),
-        Format::Cdxj | Format::Warc => None,
+        Format::Cdxj | Format::Warc | Format::Wacz => None,
     }
 }
 
@@ -145,6 +153,6 @@ mod tests {
             assert_eq!(f.name().parse::<Format>(), Ok(f));
         }
         let e = "warcx".parse::<Format>().unwrap_err();
-        assert!(e.contains("csv, jsonl, cdxj, corpus or warc"), "{e}");
+        assert!(e.contains("csv, jsonl, cdxj, corpus, warc or wacz"), "{e}");
     }
 }

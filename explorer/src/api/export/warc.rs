@@ -1,5 +1,6 @@
-//! `GET /api/v1/export?format=warc`: the WARC records of a search's captures. A WARC has no
-//! line to say it stopped, so it is whole or ends with an HTTP error before its body: the
+//! `GET /api/v1/export?format=warc` and `format=wacz`: the WARC records of a search's captures,
+//! as one `.warc.gz` or in a WACZ package. Neither has a line to say it stopped, so each is
+//! whole or ends with an HTTP error before its body: the
 //! captures are counted and the whole export charged to the key's quota before the answer
 //! starts. Then a task reads a page of captures at a time (with a search permit) and copies
 //! their records off the runtime (without one, as mementos stream), cutting the answer if a
@@ -11,13 +12,62 @@ use tokio::sync::mpsc;
 
 use super::{answer, more_units, Chunk, ExportQuery, Running, AHEAD};
 use crate::export::{
-    find_originals, lacks_original, Chunks, WarcContext, WarcError, WarcExport, EXPORT_UNIT,
+    find_originals, lacks_original, Chunks, Format, WaczExport, WarcContext, WarcError, WarcExport,
+    EXPORT_UNIT,
 };
-use crate::search::{SearchParams, Walked};
+use crate::search::{Item, SearchParams, Stored, Walked};
 use crate::web::{Api, AppError, Caller};
 
-/// `GET /api/v1/export?format=warc`.
-pub(super) async fn export_warc(
+/// What a page of captures is written with.
+enum Writer {
+    /// A WARC, its chunks sent page by page.
+    Warc(WarcExport),
+    /// A WACZ package, sending its chunks itself.
+    Wacz(Box<WaczExport<Chunks<SendChunk>>>),
+}
+
+/// Hands a chunk to the answer; `false` when the client went away.
+type SendChunk = Box<dyn FnMut(Vec<u8>) -> bool + std::marker::Send>;
+
+/// A sender of chunks into `tx`, from a blocking thread.
+fn sender(tx: &mpsc::Sender<Chunk>) -> SendChunk {
+    let tx = tx.clone();
+    Box::new(move |chunk: Vec<u8>| tx.blocking_send(Ok(Bytes::from(chunk))).is_ok())
+}
+
+impl Writer {
+    /// Writes `captures`: the head first when `head`.
+    fn page(
+        &mut self,
+        head: bool,
+        captures: &[(Item, Stored)],
+        places: &[usize],
+        tx: &mpsc::Sender<Chunk>,
+    ) -> Result<(), WarcError> {
+        match self {
+            Writer::Warc(export) => {
+                let mut out = Chunks::new(sender(tx));
+                if head {
+                    export.head(&mut out)?;
+                }
+                export.page(captures, places, &mut out)?;
+                export.finish(&mut out)
+            }
+            Writer::Wacz(export) => export.page(captures, places),
+        }
+    }
+
+    /// Writes what follows the last capture.
+    fn end(self) -> Result<(), WarcError> {
+        match self {
+            Writer::Warc(_) => Ok(()),
+            Writer::Wacz(export) => export.finish().map(drop),
+        }
+    }
+}
+
+/// `GET /api/v1/export?format=warc` or `format=wacz`.
+pub(super) async fn export_records(
     query: ExportQuery,
     caller: Caller<Api>,
 ) -> Result<Response, AppError> {
@@ -45,8 +95,19 @@ pub(super) async fn export_warc(
     let (tx, rx) = mpsc::channel::<Chunk>(AHEAD);
     let answer = answer(&caller, query.format, first.total, rx);
     let running = Running::start(caller.state());
-    let export = WarcExport::new(context);
-    tokio::spawn(produce(caller, query.params, first, export, tx, running));
+    let writer = match query.format {
+        Format::Wacz => {
+            let out = Chunks::new(sender(&tx));
+            let make = move || WaczExport::new(context, out);
+            match tokio::task::spawn_blocking(make).await {
+                Ok(Ok(w)) => Writer::Wacz(Box::new(w)),
+                Ok(Err(e)) => return Err(unavailable(&e.to_string())),
+                Err(e) => return Err(unavailable(&e.to_string())),
+            }
+        }
+        _ => Writer::Warc(WarcExport::new(context)),
+    };
+    tokio::spawn(produce(caller, query.params, first, writer, tx, running));
     Ok(answer)
 }
 
@@ -56,7 +117,7 @@ async fn produce(
     caller: Caller<Api>,
     params: SearchParams,
     first: Walked,
-    mut export: WarcExport,
+    mut writer: Writer,
     tx: mpsc::Sender<Chunk>,
     _running: Running,
 ) {
@@ -76,23 +137,19 @@ async fn produce(
                 Err(e) => return cut(&tx, &e.to_string()).await,
             };
         }
-        let sender = tx.clone();
+        let chunks = tx.clone();
+        let last = page.next.is_none();
         let job = tokio::task::spawn_blocking(move || {
-            let send = |chunk: Vec<u8>| sender.blocking_send(Ok(Bytes::from(chunk))).is_ok();
-            let mut out = Chunks::new(send);
-            let mut write = || {
-                if head {
-                    export.head(&mut out)?;
-                }
-                export.page(&captures, &places, &mut out)?;
-                export.finish(&mut out)
-            };
-            let written = write();
-            (export, written)
+            let written = writer.page(head, &captures, &places, &chunks);
+            match (written, last) {
+                (Ok(()), true) => (None, writer.end()),
+                (written, _) => (Some(writer), written),
+            }
         });
         head = false;
-        export = match job.await {
-            Ok((export, Ok(()))) => export,
+        writer = match job.await {
+            Ok((Some(writer), Ok(()))) => writer,
+            Ok((None, Ok(()))) => return,
             Ok((_, Err(WarcError::Gone))) => {
                 tracing::info!("a WARC export stopped: the client went away");
                 return;
@@ -113,6 +170,12 @@ async fn produce(
             Err(e) => return cut(&tx, &e.to_string()).await,
         };
     }
+}
+
+/// The error of an export that cannot start.
+fn unavailable(why: &str) -> AppError {
+    tracing::error!(error = why, "an export cannot start");
+    AppError::unavailable("the export cannot start just now; try again", 5)
 }
 
 /// Ends the answer abruptly, so that the client sees it cut, and says why in the log.

@@ -67,12 +67,27 @@ pub enum WarcError {
     },
 }
 
+/// A record written into the export: where it came from, and where it is in the export.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placed {
+    /// The record in its archive.
+    pub at: Location,
+    /// Offset of its gzip member in the export.
+    pub offset: u64,
+    /// Length of that member.
+    pub length: u64,
+}
+
 /// Writes a WARC export, a page of captures at a time.
 #[derive(Debug)]
 pub struct WarcExport {
     context: WarcContext,
     readers: HashMap<usize, Reader>,
     written: HashSet<u64>,
+    /// Bytes written.
+    position: u64,
+    /// The records written since [`WarcExport::take_placed`], when they are kept.
+    placed: Option<Vec<Placed>>,
 }
 
 impl WarcExport {
@@ -82,14 +97,34 @@ impl WarcExport {
             context,
             readers: HashMap::new(),
             written: HashSet::new(),
+            position: 0,
+            placed: None,
         }
+    }
+
+    /// Keeps where each record is written, for [`WarcExport::take_placed`] (an index of the
+    /// export needs it).
+    pub fn keeping_places(mut self) -> WarcExport {
+        self.placed = Some(Vec::new());
+        self
+    }
+
+    /// The records written since the last call.
+    pub fn take_placed(&mut self) -> Vec<Placed> {
+        self.placed.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Writes the `warcinfo` record.
     pub fn head(&mut self, out: &mut dyn Write) -> Result<(), WarcError> {
         let c = &self.context;
         let created = c.created.unwrap_or_else(OffsetDateTime::now_utc);
-        info::warcinfo(&c.query, created, c.count, out).map_err(|e| failed("warcinfo", e))
+        let mut out = Counted {
+            inner: out,
+            n: self.position,
+        };
+        let written = info::warcinfo(&c.query, created, c.count, &mut out);
+        self.position = out.n;
+        written.map_err(|e| failed("warcinfo", e))
     }
 
     /// Writes the records of `captures`, each in the archive at its place in `places`.
@@ -99,10 +134,19 @@ impl WarcExport {
         places: &[usize],
         out: &mut dyn Write,
     ) -> Result<(), WarcError> {
+        let mut out = Counted {
+            inner: out,
+            n: self.position,
+        };
+        let mut written = Ok(());
         for ((item, stored), place) in captures.iter().zip(places) {
-            self.capture(item, stored, *place, out)?;
+            written = self.capture(item, stored, *place, &mut out);
+            if written.is_err() {
+                break;
+            }
         }
-        Ok(())
+        self.position = out.n;
+        written
     }
 
     /// Writes the last bytes held back.
@@ -115,7 +159,7 @@ impl WarcExport {
         item: &Item,
         stored: &Stored,
         place: usize,
-        out: &mut dyn Write,
+        out: &mut Counted<'_>,
     ) -> Result<(), WarcError> {
         let fail = |e| failed(&item.id, e);
         let (own, original, crate_at) = match &stored.location {
@@ -142,7 +186,15 @@ impl WarcExport {
         let records = [original.as_ref(), Some(&own), crate_at.as_ref()];
         for at in records.into_iter().flatten() {
             if self.written.insert(key(at)) {
+                let offset = out.n;
                 record::copy_record(at, out).map_err(fail)?;
+                if let Some(placed) = &mut self.placed {
+                    placed.push(Placed {
+                        at: at.clone(),
+                        offset,
+                        length: out.n - offset,
+                    });
+                }
             }
         }
         Ok(())
@@ -199,6 +251,24 @@ impl WarcExport {
             self.readers.insert(place, reader);
         }
         Ok(&self.readers[&place])
+    }
+}
+
+/// A writer that counts what it passes on: the position in the export.
+struct Counted<'a> {
+    inner: &'a mut dyn Write,
+    n: u64,
+}
+
+impl Write for Counted<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(bytes)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
