@@ -155,4 +155,25 @@ mod tests {
         let e = "warcx".parse::<Format>().unwrap_err();
         assert!(e.contains("csv, jsonl, cdxj, corpus, warc or wacz"), "{e}");
     }
+
+    #[test]
+    fn the_openapi_document_lists_every_format() {
+        let doc: serde_json::Value = serde_json::from_str(crate::web::OPENAPI).unwrap();
+        let export = &doc["paths"]["/api/v1/export"]["get"];
+        let format = &export["parameters"][0];
+        assert_eq!(format["name"], "format");
+        let listed: Vec<&str> = format["schema"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        let names: Vec<&str> = FORMATS.iter().map(|f| f.name()).collect();
+        assert_eq!(listed, names);
+        let content = &export["responses"]["200"]["content"];
+        for f in FORMATS {
+            let essence = f.media_type().split(';').next().unwrap();
+            assert!(content.get(essence).is_some(), "{essence}");
+        }
+    }
 }
