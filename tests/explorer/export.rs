@@ -383,6 +383,24 @@ fn a_wacz_export_validates_and_packs_the_warc_export_its_index_and_its_pages() {
         assert!(hashes.contains(&"archive/data.warc.gz"), "{package}");
         if pages > 0 {
             assert!(report["index_lines"].as_u64().unwrap() >= total, "{report}");
+            // pywb, given only the package, replays its HTML pages with the site's bytes.
+            let (base, site) = (&harvested().base, super::work_root().join("shared/site"));
+            let mut args = vec![
+                harvested().archive.to_str().unwrap().to_owned(),
+                "--wacz".to_owned(),
+                path.to_str().unwrap().to_owned(),
+            ];
+            for page in report["pages"].as_array().unwrap() {
+                let url = page["url"].as_str().unwrap();
+                let file = site.join(url.strip_prefix(base.as_str()).unwrap());
+                // The site's root is a listing the server makes, not a file.
+                if !file.is_file() {
+                    continue;
+                }
+                args.extend(["--expect".to_owned(), format!("{url}={}", file.display())]);
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            integration_tests::python::python("pywb_replay.py", &args);
         }
     }
 }

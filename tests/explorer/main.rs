@@ -59,7 +59,7 @@ pub(crate) fn harvested() -> &'static Harvested {
 }
 
 /// The folder of the tests' folders.
-fn work_root() -> PathBuf {
+pub(crate) fn work_root() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("explorer")
 }
 

@@ -162,6 +162,7 @@ impl WarcExport {
         out: &mut Counted<'_>,
     ) -> Result<(), WarcError> {
         let fail = |e| failed(&item.id, e);
+        let modoai = stored.location.is_none();
         let (own, original, crate_at) = match &stored.location {
             Some(location) => {
                 let original = match item.kind {
@@ -187,7 +188,11 @@ impl WarcExport {
         for at in records.into_iter().flatten() {
             if self.written.insert(key(at)) {
                 let offset = out.n;
-                record::copy_record(at, out).map_err(fail)?;
+                match modoai {
+                    true => record::copy_member(at, out),
+                    false => record::copy_record(at, out),
+                }
+                .map_err(fail)?;
                 if let Some(placed) = &mut self.placed {
                     placed.push(Placed {
                         at: at.clone(),

@@ -8,11 +8,17 @@ use flate2::write::GzEncoder;
 use modoai_archive::any::{open, Format, Framing, Location};
 use modoai_archive::warc::{new_record_id, validate_field, warc_date};
 
-/// Writes the record at `at` to `out` as one gzip member.
+/// Writes the gzip member at `at`, a WARC record of its own (as a modoai archive writes every
+/// record), to `out` as its bytes.
+pub(super) fn copy_member(at: &Location, out: &mut dyn Write) -> io::Result<()> {
+    io::copy(&mut at.stored_bytes()?, out)?;
+    Ok(())
+}
+
+/// Writes the record at `at`, of a file of any framing, to `out` as one gzip member.
 pub(super) fn copy_record(at: &Location, out: &mut dyn Write) -> io::Result<()> {
     if at.framing == Framing::Gzip && is_warc_member(at)? {
-        io::copy(&mut at.stored_bytes()?, out)?;
-        return Ok(());
+        return copy_member(at, out);
     }
     let opened = open(at)?;
     let head = match &opened.format {
