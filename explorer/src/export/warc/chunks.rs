@@ -6,7 +6,7 @@ use std::io::{self, Write};
 /// Bytes gathered before they are handed on.
 const CHUNK: usize = 64 * 1024;
 
-/// Writes into chunks of [`CHUNK`] bytes handed to `send`; a `send` that returns `false` (the
+/// Writes into chunks of 64 KiB handed to `send`; a `send` that returns `false` (the
 /// client went away) fails the write with [`io::ErrorKind::BrokenPipe`].
 pub struct Chunks<F: FnMut(Vec<u8>) -> bool> {
     buf: Vec<u8>,
