@@ -383,6 +383,14 @@ fn a_wacz_export_validates_and_packs_the_warc_export_its_index_and_its_pages() {
         assert!(hashes.contains(&"archive/data.warc.gz"), "{package}");
         if pages > 0 {
             assert!(report["index_lines"].as_u64().unwrap() >= total, "{report}");
+            // The package's WARC is the WARC export of the same search, but for its warcinfo
+            // (another record id and date).
+            let warc = e.get_ready(&format!("/api/v1/export?format=warc&{query}"), None);
+            let packed = unzip(&path, "archive/data.warc.gz");
+            assert!(
+                after_first_member(&packed) == after_first_member(&warc.bytes),
+                "the same records as format=warc"
+            );
             // pywb, given only the package, replays its HTML pages with the site's bytes.
             let (base, site) = (&harvested().base, super::work_root().join("shared/site"));
             let mut args = vec![
@@ -403,4 +411,32 @@ fn a_wacz_export_validates_and_packs_the_warc_export_its_index_and_its_pages() {
             integration_tests::python::python("pywb_replay.py", &args);
         }
     }
+}
+
+/// The bytes of the entry `name` of the ZIP at `path` (Python's zipfile reads it).
+fn unzip(path: &std::path::Path, name: &str) -> Vec<u8> {
+    let out = Command::new(integration_tests::venv_python())
+        .args([
+            "-c",
+            "import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))",
+        ])
+        .arg(path)
+        .arg(name)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// What follows the first gzip member of `bytes`.
+fn after_first_member(bytes: &[u8]) -> &[u8] {
+    let mut rest = bytes;
+    let mut member = flate2::bufread::GzDecoder::new(&mut rest);
+    std::io::copy(&mut member, &mut std::io::sink()).unwrap();
+    drop(member);
+    rest
 }
