@@ -84,6 +84,7 @@ pub struct WarcExport {
     context: WarcContext,
     readers: HashMap<usize, Reader>,
     written: HashSet<u64>,
+    last_file: record::LastFile,
     /// Bytes written.
     position: u64,
     /// The records written since [`WarcExport::take_placed`], when they are kept.
@@ -97,6 +98,7 @@ impl WarcExport {
             context,
             readers: HashMap::new(),
             written: HashSet::new(),
+            last_file: record::LastFile::default(),
             position: 0,
             placed: None,
         }
@@ -189,7 +191,7 @@ impl WarcExport {
             if self.written.insert(key(at)) {
                 let offset = out.n;
                 match modoai {
-                    true => record::copy_member(at, out),
+                    true => self.last_file.copy_member(at, out),
                     false => record::copy_record(at, out),
                 }
                 .map_err(fail)?;

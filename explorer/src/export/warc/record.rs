@@ -2,7 +2,9 @@
 //! record that is a gzip member of its own already is copied as its bytes, any other is
 //! compressed again; an ARC record becomes the WARC record that holds the same capture.
 
-use std::io::{self, Read, Write};
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::PathBuf;
 
 use flate2::write::GzEncoder;
 use modoai_archive::any::{open, Format, Framing, Location};
@@ -13,6 +15,39 @@ use modoai_archive::warc::{new_record_id, validate_field, warc_date};
 pub(super) fn copy_member(at: &Location, out: &mut dyn Write) -> io::Result<()> {
     io::copy(&mut at.stored_bytes()?, out)?;
     Ok(())
+}
+
+/// The file a record was last copied from, kept open: a page's captures are mostly in a few
+/// WARC files, and opening one per record cost more than copying a small record.
+#[derive(Debug, Default)]
+pub(super) struct LastFile(Option<(PathBuf, File)>);
+
+impl LastFile {
+    /// [`copy_member`], from the file kept open when `at` is in it.
+    pub(super) fn copy_member(&mut self, at: &Location, out: &mut dyn Write) -> io::Result<()> {
+        if at.source.entry.is_some() {
+            return copy_member(at, out);
+        }
+        let path = &at.source.path;
+        if self.0.as_ref().is_none_or(|(p, _)| p != path) {
+            self.0 = Some((path.clone(), File::open(path)?));
+        }
+        let (_, file) = self.0.as_mut().expect("just opened");
+        file.seek(SeekFrom::Start(at.offset))?;
+        let copied = io::copy(&mut Read::take(&mut *file, at.length), out)?;
+        if copied != at.length {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "{} ends before offset {} + {}",
+                    path.display(),
+                    at.offset,
+                    at.length
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Writes the record at `at`, of a file of any framing, to `out` as one gzip member.
