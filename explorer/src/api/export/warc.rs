@@ -21,7 +21,7 @@ use crate::web::{Api, AppError, Caller};
 /// What a page of captures is written with.
 enum Writer {
     /// A WARC, its chunks sent page by page.
-    Warc(WarcExport),
+    Warc(Box<WarcExport>),
     /// A WACZ package, sending its chunks itself.
     Wacz(Box<WaczExport<Chunks<SendChunk>>>),
 }
@@ -105,7 +105,7 @@ pub(super) async fn export_records(
                 Err(e) => return Err(unavailable(&e.to_string())),
             }
         }
-        _ => Writer::Warc(WarcExport::new(context)),
+        _ => Writer::Warc(Box::new(WarcExport::new(context))),
     };
     tokio::spawn(produce(caller, query.params, first, writer, tx, running));
     Ok(answer)
