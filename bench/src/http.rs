@@ -73,6 +73,32 @@ impl Http {
         })
     }
 
+    /// Streams the body of `url` into the file `path`; its status and size, and the time to
+    /// its last byte written.
+    pub(crate) async fn save(&self, url: &str, path: &std::path::Path) -> anyhow::Result<Fetched> {
+        use std::io::Write as _;
+        let start = Instant::now();
+        let uri: hyper::Uri = url.parse().with_context(|| format!("bad URL {url}"))?;
+        let resp = self.client.get(uri).await?;
+        let status = resp.status().as_u16();
+        let mut body = resp.into_body();
+        let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
+        let mut bytes = 0u64;
+        while let Some(frame) = body.frame().await {
+            if let Ok(data) = frame?.into_data() {
+                bytes += data.len() as u64;
+                file.write_all(&data)?;
+            }
+        }
+        file.flush()?;
+        Ok(Fetched {
+            status,
+            bytes,
+            tail: Vec::new(),
+            elapsed: start.elapsed(),
+        })
+    }
+
     /// The whole body of a 200 answer, as text (for documents of a few MB at most).
     pub(crate) async fn text(&self, url: &str) -> anyhow::Result<String> {
         let uri: hyper::Uri = url.parse().with_context(|| format!("bad URL {url}"))?;

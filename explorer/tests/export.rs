@@ -21,7 +21,7 @@ use tower::ServiceExt;
 use super::{index, synthetic};
 
 /// Captures of the shared archive: a few pages of an export.
-const CAPTURES: u64 = 4500;
+pub(super) const CAPTURES: u64 = 4500;
 
 /// One synthetic archive of [`CAPTURES`] captures, indexed once per run.
 fn archive() -> &'static Path {
@@ -36,7 +36,7 @@ fn archive() -> &'static Path {
 }
 
 /// A server over the archive with anonymous API calls, and a key file in `work`.
-fn server(work: &Path) -> (Router, Arc<AppState>) {
+pub(super) fn server(work: &Path) -> (Router, Arc<AppState>) {
     let library = Library::new(&[archive().to_owned()], Duration::from_secs(30));
     for a in library.archives() {
         a.reopen().unwrap();
@@ -50,7 +50,7 @@ fn server(work: &Path) -> (Router, Arc<AppState>) {
 }
 
 /// A key `name` with `quota` and `scope` in `work`'s key file.
-fn key(work: &Path, name: &str, quota: Option<u64>, scope: &[&str]) -> String {
+pub(super) fn key(work: &Path, name: &str, quota: Option<u64>, scope: &[&str]) -> String {
     let scope = scope.iter().map(|s| s.parse().unwrap()).collect();
     let key = KeyFile::load(&work.join("keys.toml"))
         .unwrap()
@@ -148,7 +148,7 @@ async fn an_export_of_nothing_is_an_empty_but_valid_file_and_a_bad_format_a_400(
     for (query, says) in [
         (
             "format=warcx",
-            "is not an export format: use csv, jsonl, cdxj or corpus",
+            "is not an export format: use csv, jsonl, cdxj, corpus, warc or wacz",
         ),
         ("q=x", "give format="),
         ("format=csv&colour=red", "unknown parameter"),

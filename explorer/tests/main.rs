@@ -4,6 +4,7 @@
 
 mod cursor;
 mod export;
+mod export_warc;
 mod gone;
 mod incremental;
 mod lookup;

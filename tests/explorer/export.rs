@@ -1,6 +1,7 @@
 //! Every result of a search: paging by cursor through the API (`after=`, `next`), and exports
 //! of it checked by their peers (xmllint and the corpus schema, the harvester's own corpus).
 
+use std::path::PathBuf;
 use std::process::Command;
 
 use integration_tests::process::program;
@@ -311,4 +312,225 @@ fn a_ticket_stands_for_its_key_in_one_export_and_tells_its_progress() {
     let p = e.get(&small_progress, None).json();
     assert_eq!(p["stage"], "stopped", "{p}");
     assert!(p["reason"].as_str().unwrap().contains("quota"), "{p}");
+}
+
+/// Writes `bytes` as `export.warc.gz` in a fresh folder `name`; runs `warcio check`, which must
+/// pass, and gives its folder and what `warcio index` lists of it (type, target URI, record
+/// id), each record once.
+pub(super) fn warcio_checked(name: &str, bytes: &[u8]) -> (PathBuf, Vec<serde_json::Value>) {
+    let dir = super::work_dir(name);
+    let file = dir.join("export.warc.gz");
+    std::fs::write(&file, bytes).unwrap();
+    let warcio = integration_tests::python::venv_tool("warcio");
+    let check = Command::new(&warcio)
+        .args(["check", "-v"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "warcio check: {}{}",
+        String::from_utf8_lossy(&check.stdout),
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let index = Command::new(&warcio)
+        .args(["index", "-f", "warc-type,warc-target-uri,warc-record-id"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        index.status.success(),
+        "{}",
+        String::from_utf8_lossy(&index.stderr)
+    );
+    let records: Vec<serde_json::Value> = String::from_utf8(index.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut ids: Vec<&str> = records
+        .iter()
+        .map(|r| r["warc-record-id"].as_str().unwrap())
+        .collect();
+    ids.sort_unstable();
+    let n = ids.len();
+    ids.dedup();
+    assert_eq!(ids.len(), n, "no record twice");
+    (dir, records)
+}
+
+/// The records of `records` of type `kind`.
+pub(super) fn of_type<'a>(
+    records: &'a [serde_json::Value],
+    kind: &str,
+) -> Vec<&'a serde_json::Value> {
+    records.iter().filter(|r| r["warc-type"] == kind).collect()
+}
+
+#[test]
+fn a_warc_export_passes_warcio_and_pywb_replays_it_as_the_explorer_serves_it() {
+    let e = shared_explorer("export-warc", true);
+    let all = e
+        .get_ready("/api/v1/search?size=100&sort=oldest", None)
+        .json();
+    let total = all["total"].as_u64().unwrap();
+    let r = e.get_ready("/api/v1/export?format=warc&sort=oldest", None);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("application/warc"));
+    let (dir, records) = warcio_checked("export-warc-file", &r.bytes);
+    assert_eq!(records[0]["warc-type"], "warcinfo");
+    let captures = of_type(&records, "resource").len() + of_type(&records, "revisit").len();
+    assert_eq!(captures as u64, total, "every capture's record, once");
+    assert!(
+        !of_type(&records, "metadata").is_empty(),
+        "the CRATE records go along"
+    );
+
+    // pywb replays the exported file as the explorer serves its mementos.
+    let wanted: Vec<String> = all["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] == "resource")
+        .take(4)
+        .map(|c| {
+            format!(
+                "{}={}",
+                c["timestamp"].as_str().unwrap(),
+                c["url"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert!(!wanted.is_empty());
+    for theirs in super::foreign::pywb_id(&dir, &wanted) {
+        let (t, url) = (
+            theirs["timestamp"].as_str().unwrap(),
+            theirs["url"].as_str().unwrap(),
+        );
+        let ours = e.get_ready(&format!("/memento/{t}/{url}"), None);
+        let body = base64::Engine::decode(
+            &base64::engine::general_purpose::STANDARD,
+            theirs["body"].as_str().unwrap(),
+        )
+        .unwrap();
+        assert_eq!(theirs["status"], 200, "{url} at {t}");
+        assert_eq!(
+            ours.bytes, body,
+            "{url} at {t}: pywb's replay of the export"
+        );
+    }
+
+    // An export of nothing is a valid WARC: its warcinfo alone.
+    let none = e.get_ready("/api/v1/export?format=warc&q=zzzzqqqq", None);
+    let (_, records) = warcio_checked("export-warc-none", &none.bytes);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0]["warc-type"], "warcinfo");
+}
+
+#[test]
+fn a_wacz_export_validates_and_packs_the_warc_export_its_index_and_its_pages() {
+    let e = shared_explorer("export-wacz", true);
+    let total = e.get_ready("/api/v1/search?size=1", None).json()["total"]
+        .as_u64()
+        .unwrap();
+    let html = e
+        .get_ready("/api/v1/search?size=1&mime=text/html", None)
+        .json()["total"]
+        .as_u64()
+        .unwrap();
+    let work = super::work_dir("export-wacz-files");
+    for (name, query, pages) in [
+        ("all.wacz", "sort=oldest", html),
+        ("none.wacz", "q=zzzzqqqq", 0),
+    ] {
+        let r = e.get_ready(&format!("/api/v1/export?format=wacz&{query}"), None);
+        assert_eq!(r.status, 200);
+        let path = work.join(name);
+        std::fs::write(&path, &r.bytes).unwrap();
+        let report = integration_tests::python::json(&integration_tests::python::python(
+            "wacz_check.py",
+            &[path.to_str().unwrap()],
+        ));
+        assert!(
+            report["validate"].as_str().unwrap().contains("succeeded"),
+            "{name}: {report}"
+        );
+        assert_eq!(
+            report["pages"].as_array().unwrap().len() as u64,
+            pages,
+            "{name}"
+        );
+        let package = &report["datapackage"];
+        assert!(
+            package["description"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("{query:?}")),
+            "{name}: the search in its description: {package}"
+        );
+        let hashes = package["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["path"].as_str().unwrap())
+            .collect::<Vec<_>>();
+        assert!(hashes.contains(&"archive/data.warc.gz"), "{package}");
+        if pages > 0 {
+            assert!(report["index_lines"].as_u64().unwrap() >= total, "{report}");
+            // The package's WARC is the WARC export of the same search, but for its warcinfo
+            // (another record id and date).
+            let warc = e.get_ready(&format!("/api/v1/export?format=warc&{query}"), None);
+            let packed = unzip(&path, "archive/data.warc.gz");
+            assert!(
+                after_first_member(&packed) == after_first_member(&warc.bytes),
+                "the same records as format=warc"
+            );
+            // pywb, given only the package, replays its HTML pages with the site's bytes.
+            let (base, site) = (&harvested().base, super::work_root().join("shared/site"));
+            let mut args = vec![
+                harvested().archive.to_str().unwrap().to_owned(),
+                "--wacz".to_owned(),
+                path.to_str().unwrap().to_owned(),
+            ];
+            for page in report["pages"].as_array().unwrap() {
+                let url = page["url"].as_str().unwrap();
+                let file = site.join(url.strip_prefix(base.as_str()).unwrap());
+                // The site's root is a listing the server makes, not a file.
+                if !file.is_file() {
+                    continue;
+                }
+                args.extend(["--expect".to_owned(), format!("{url}={}", file.display())]);
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            integration_tests::python::python("pywb_replay.py", &args);
+        }
+    }
+}
+
+/// The bytes of the entry `name` of the ZIP at `path` (Python's zipfile reads it).
+fn unzip(path: &std::path::Path, name: &str) -> Vec<u8> {
+    let out = Command::new(integration_tests::venv_python())
+        .args([
+            "-c",
+            "import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))",
+        ])
+        .arg(path)
+        .arg(name)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// What follows the first gzip member of `bytes`.
+fn after_first_member(bytes: &[u8]) -> &[u8] {
+    let mut rest = bytes;
+    let mut member = flate2::bufread::GzDecoder::new(&mut rest);
+    std::io::copy(&mut member, &mut std::io::sink()).unwrap();
+    drop(member);
+    rest
 }

@@ -19,7 +19,7 @@ use super::{enc, work_dir, Explorer};
 
 /// What pywb's id_ replay (`tests/python/pywb_id.py`) answers for the captures `wanted`
 /// (`TIMESTAMP=URL`) of the WARC/ARC files in `dir`.
-fn pywb_id(dir: &Path, wanted: &[String]) -> Vec<serde_json::Value> {
+pub(super) fn pywb_id(dir: &Path, wanted: &[String]) -> Vec<serde_json::Value> {
     let out = Command::new(venv_python())
         .arg(repo_root().join("tests/python/pywb_id.py"))
         .arg(dir)
@@ -649,4 +649,75 @@ fn a_corpus_of_foreign_captures_is_verified_by_reading_the_collection_s_files() 
         "{said}"
     );
     assert!(!said.contains("changed"), "{said}");
+}
+
+#[test]
+fn a_warc_export_of_foreign_collections_is_replayed_by_pywb_and_carries_the_originals_revisits_need(
+) {
+    let work = work_dir("foreign-export-warc");
+    let replay = work.join("replay");
+    write_cases(&replay, "replay");
+    let crawl = work.join("crawl");
+    write_cases(&crawl, "first");
+    // Its payload digest does not match on purpose: warcio check would refuse it, as stored.
+    std::fs::remove_file(crawl.join("mismatch.warc")).unwrap();
+    std::fs::copy(crawl.join("old.arc"), replay.join("old.arc")).unwrap();
+    let later = work.join("later");
+    write_cases(&later, "second");
+    let indexes = work.join("indexes");
+    let (r, c, l) = (
+        format!("replay={}", replay.display()),
+        format!("harbour={}", crawl.display()),
+        format!("later={}", later.display()),
+    );
+    let explorer = serve(&[&r, &c, &l], &indexes, &work, "");
+    let total = explorer.get_ready("/api/v1/search?q=", None).json()["total"]
+        .as_u64()
+        .unwrap();
+
+    let all = explorer.get("/api/v1/export?format=warc&archive=replay", None);
+    assert_eq!(all.status, 200, "{}", all.body);
+    let (dir, records) = super::export::warcio_checked("foreign-export-warc-replay", &all.bytes);
+    assert_eq!(records[0]["warc-type"], "warcinfo");
+    // The ARC capture, the gzip-coded and chunked pages, the revisit: replayed from the export
+    // as the explorer serves them from their collections.
+    let captures = [
+        ("20200101000000", "http://example.org/page"),
+        ("20200102000000", "http://example.org/chunked"),
+        ("20200103000000", "http://example.org/coded"),
+        ("20200104000000", "http://example.org/missing"),
+        ("20200105000000", "http://example.org/notes.txt"),
+        ("20210101000000", "http://example.org/page"),
+        ("20100102030405", "http://example.org/arc.html"),
+    ];
+    let args: Vec<String> = captures.iter().map(|(t, u)| format!("{t}={u}")).collect();
+    same_as_pywb(&explorer, &pywb_id(&dir, &args));
+
+    // The revisits of one collection whose originals are in another: each original once.
+    let revisits = explorer.get("/api/v1/export?format=warc&archive=later", None);
+    assert_eq!(revisits.status, 200);
+    let (_, records) = super::export::warcio_checked("foreign-export-warc-later", &revisits.bytes);
+    let later_total = explorer
+        .get_ready("/api/v1/search?q=&archive=later", None)
+        .json()["total"]
+        .as_u64()
+        .unwrap();
+    let revisit_records = super::export::of_type(&records, "revisit");
+    assert_eq!(revisit_records.len() as u64, later_total);
+    let originals = super::export::of_type(&records, "response");
+    let pages = originals
+        .iter()
+        .filter(|r| r["warc-target-uri"] == "http://example.org/page")
+        .count();
+    assert_eq!(pages, 1, "the page, once for all its revisits: {records:?}");
+
+    // Every collection: every capture once, whatever its framing (gzip per record, one gzip
+    // stream, an uncompressed file, ARC).
+    let whole = explorer.get("/api/v1/export?format=warc", None);
+    let (_, records) = super::export::warcio_checked("foreign-export-warc-all", &whole.bytes);
+    assert!(
+        records.len() as u64 > total,
+        "{} records, {total} captures",
+        records.len()
+    );
 }

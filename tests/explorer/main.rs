@@ -6,6 +6,7 @@ mod capture;
 mod crash;
 mod docs;
 mod export;
+mod export_memory;
 mod foreign;
 mod harvest;
 mod identify;
@@ -60,7 +61,7 @@ pub(crate) fn harvested() -> &'static Harvested {
 }
 
 /// The folder of the tests' folders.
-fn work_root() -> PathBuf {
+pub(crate) fn work_root() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("explorer")
 }
 
@@ -233,6 +234,11 @@ impl Explorer {
             args.extend(["--archive", a.to_str().expect("a UTF-8 path")]);
         }
         Explorer::start_with(&args, work, config)
+    }
+
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self._child.0.id()
     }
 
     /// A server started with `args` (`--archive …` and other options of `serve`).

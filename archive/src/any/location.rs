@@ -106,6 +106,24 @@ impl Source {
     }
 }
 
+impl Location {
+    /// The bytes `offset..offset + length` as stored (extracted, for a WACZ entry): for
+    /// [`Framing::Gzip`] the record's gzip member, for [`Framing::Plain`] the record. Bytes of
+    /// [`Framing::GzipStream`] are not a record of their own: read it with
+    /// [`open`](super::open).
+    pub fn stored_bytes(&self) -> io::Result<Box<dyn Read + Send>> {
+        if let Framing::GzipStream { .. } = self.framing {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a record inside a gzip stream has no bytes of its own",
+            ));
+        }
+        Ok(Box::new(
+            self.source.read_from(self.offset)?.take(self.length),
+        ))
+    }
+}
+
 impl std::fmt::Display for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.entry {

@@ -159,7 +159,10 @@ impl Reader {
         }))
     }
 
-    fn find(&self, uri: &str, time: &str) -> Result<Resolved, ResolveError> {
+    /// Finds the one record of `uri` at `time` (14 digits), in the index or among the complete
+    /// records not merged into it yet: a revisit's original by its `WARC-Refers-To-Target-URI`
+    /// and `WARC-Refers-To-Date`.
+    pub fn find(&self, uri: &str, time: &str) -> Result<Resolved, ResolveError> {
         let not_found = || ResolveError::NotFound {
             item: uri.to_owned(),
             time: time.to_owned(),

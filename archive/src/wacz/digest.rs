@@ -46,6 +46,11 @@ impl<W: Write> Hashed<W> {
     pub(crate) fn sum(self) -> Sum {
         self.into_parts().1
     }
+
+    /// Bytes written so far.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
 }
 
 impl<W: Write> Write for Hashed<W> {

@@ -28,6 +28,7 @@ mod digest;
 mod index;
 mod package;
 mod pages;
+mod stream;
 mod target;
 mod write;
 
@@ -35,6 +36,8 @@ use std::io;
 use std::path::PathBuf;
 
 pub use package::WACZ_VERSION;
+pub use pages::is_html;
+pub use stream::{WaczStream, BATCH, DATA_WARC};
 pub use write::write_wacz;
 
 /// How a package is written.

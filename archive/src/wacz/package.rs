@@ -26,6 +26,8 @@ pub(crate) struct DataPackage {
     profile: &'static str,
     wacz_version: &'static str,
     title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
     created: String,
     software: String,
     #[serde(rename = "mainPageURL", skip_serializing_if = "Option::is_none")]
@@ -41,6 +43,7 @@ impl DataPackage {
             profile: "data-package",
             wacz_version: WACZ_VERSION,
             title,
+            description: None,
             created,
             software: format!("modoai-harvester {}", env!("CARGO_PKG_VERSION")),
             main_page_url: None,
@@ -59,6 +62,16 @@ impl DataPackage {
             hash: sum.hash,
             bytes: sum.bytes,
         });
+    }
+
+    /// Sets the software that wrote the package (default: the harvester).
+    pub(crate) fn software(&mut self, software: &str) {
+        self.software = software.to_owned();
+    }
+
+    /// Sets the package's `description`.
+    pub(crate) fn describe(&mut self, description: Option<&str>) {
+        self.description = description.map(str::to_owned);
     }
 
     pub(crate) fn main_page(&mut self, page: Option<MainPage>) {

@@ -61,7 +61,7 @@ pub(crate) fn write_pages(
 }
 
 /// Whether a Content-Type is an HTML page (parameters and case aside).
-pub(crate) fn is_html(mime: &str) -> bool {
+pub fn is_html(mime: &str) -> bool {
     let essence = mime.split(';').next().unwrap_or_default().trim();
     essence.eq_ignore_ascii_case("text/html")
         || essence.eq_ignore_ascii_case("application/xhtml+xml")

@@ -4,6 +4,8 @@
 //! cursor of the last, each thousand counted against the key's quota, and stops as soon as the
 //! client goes away. The last line says whether the export is complete (`docs/explorer.md`).
 
+mod warc;
+
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -45,9 +47,10 @@ impl FromPairs for ExportQuery {
         let format = match pairs.iter().position(|(k, _)| k == "format") {
             Some(i) => pairs.remove(i).1.parse().map_err(AppError::BadRequest)?,
             None => {
-                return Err(AppError::BadRequest(
-                    "give format=csv, jsonl, cdxj or corpus".to_owned(),
-                ))
+                return Err(AppError::BadRequest(format!(
+                    "give format={}",
+                    crate::export::names()
+                )))
             }
         };
         pairs.retain(|(k, _)| !UNUSED.contains(&k.as_str()));
@@ -87,8 +90,10 @@ pub(super) async fn export(
 
 /// Begins the export of `query`: its first page read, the rest written by a task.
 async fn begin(query: ExportQuery, caller: Caller<Api>) -> Result<Response, AppError> {
-    if query.format == Format::Cdxj {
-        return export_cdxj(query, caller).await;
+    match query.format {
+        Format::Cdxj => return export_cdxj(query, caller).await,
+        Format::Warc | Format::Wacz => return warc::export_records(query, caller).await,
+        _ => {}
     }
     let params = query.params.clone();
     let first = caller
@@ -103,7 +108,7 @@ async fn begin(query: ExportQuery, caller: Caller<Api>) -> Result<Response, AppE
         _ => CorpusContext::default(),
     };
     let Some(rows) = rows(query.format, context) else {
-        unreachable!("every format but cdxj is written by rows")
+        unreachable!("every format but cdxj, warc and wacz is written by rows")
     };
     if let Some(p) = caller.progress() {
         p.start(first.total);

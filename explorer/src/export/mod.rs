@@ -1,5 +1,5 @@
-//! Exports of a search: every capture it finds, written as CSV, JSON Lines, a CDXJ index or a
-//! corpus definition, a page at a time. Nothing here knows HTTP: a format is a [`Rows`] that turns a
+//! Exports of a search: every capture it finds, written as CSV, JSON Lines, a CDXJ index, a
+//! corpus definition or the WARC records themselves, a page at a time. Nothing here knows HTTP: a format is a [`Rows`] that turns a
 //! page of captures into bytes, and says at its end whether the export is complete
 //! ([`Ending`]); the API streams what it writes (`docs/explorer.md`, "Exports").
 
@@ -7,12 +7,16 @@ mod cdxj;
 mod corpus;
 mod csv;
 mod jsonl;
+mod wacz;
+mod warc;
 
 use std::fmt;
 use std::str::FromStr;
 
 pub use cdxj::{write_cdxj, CdxjError};
 pub use corpus::CorpusContext;
+pub use wacz::WaczExport;
+pub use warc::{find_originals, lacks_original, Chunks, WarcContext, WarcError, WarcExport};
 
 use crate::search::{Item, Stored};
 
@@ -31,10 +35,21 @@ pub enum Format {
     Cdxj,
     /// A corpus definition (`schemas/corpus.xsd`), one PWID per part with its digest.
     Corpus,
+    /// The captures' WARC records (and the originals their revisits need), one `.warc.gz`.
+    Warc,
+    /// A WACZ 1.1.1 package of the same WARC, its index and its pages.
+    Wacz,
 }
 
 /// The formats, as `format=` names them.
-pub const FORMATS: [Format; 4] = [Format::Csv, Format::Jsonl, Format::Cdxj, Format::Corpus];
+pub const FORMATS: [Format; 6] = [
+    Format::Csv,
+    Format::Jsonl,
+    Format::Cdxj,
+    Format::Corpus,
+    Format::Warc,
+    Format::Wacz,
+];
 
 impl Format {
     /// The name `format=` takes.
@@ -44,6 +59,8 @@ impl Format {
             Format::Jsonl => "jsonl",
             Format::Cdxj => "cdxj",
             Format::Corpus => "corpus",
+            Format::Warc => "warc",
+            Format::Wacz => "wacz",
         }
     }
 
@@ -54,6 +71,8 @@ impl Format {
             Format::Jsonl => "application/jsonl",
             Format::Cdxj => "application/x-cdxj",
             Format::Corpus => "application/xml",
+            Format::Warc => "application/warc",
+            Format::Wacz => "application/wacz+zip",
         }
     }
 
@@ -64,6 +83,8 @@ impl Format {
             Format::Jsonl => "jsonl",
             Format::Cdxj => "cdxj",
             Format::Corpus => "corpus.xml",
+            Format::Warc => "warc.gz",
+            Format::Wacz => "wacz",
         }
     }
 }
@@ -78,10 +99,18 @@ impl FromStr for Format {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Format, String> {
-        FORMATS.into_iter().find(|f| f.name() == s).ok_or_else(|| {
-            format!("format={s:?} is not an export format: use csv, jsonl, cdxj or corpus")
-        })
+        FORMATS
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| format!("format={s:?} is not an export format: use {}", names()))
     }
+}
+
+/// The formats' names, as an error message lists them (`csv, jsonl, … or warc`).
+pub fn names() -> String {
+    let names: Vec<&str> = FORMATS.iter().map(|f| f.name()).collect();
+    let (last, rest) = names.split_last().expect("there are formats");
+    format!("{} or {last}", rest.join(", "))
 }
 
 /// How an export ended.
@@ -103,14 +132,14 @@ pub trait Rows: Send {
     fn tail(&mut self, out: &mut Vec<u8>, written: u64, ending: &Ending);
 }
 
-/// The writer of `format` by rows (a CDXJ index is written by [`write_cdxj`] instead); a
-/// corpus needs its `context`.
+/// The writer of `format` by rows (a CDXJ index is written by [`write_cdxj`], a WARC by
+/// [`WarcExport`] and a WACZ by [`WaczExport`] instead); a corpus needs its `context`.
 pub fn rows(format: Format, context: CorpusContext) -> Option<Box<dyn Rows>> {
     match format {
         Format::Csv => Some(Box::new(csv::Csv)),
         Format::Jsonl => Some(Box::new(jsonl::Jsonl)),
         Format::Corpus => Some(Box::new(corpus::Corpus::new(context))),
-        Format::Cdxj => None,
+        Format::Cdxj | Format::Warc | Format::Wacz => None,
     }
 }
 
@@ -123,7 +152,28 @@ mod tests {
         for f in FORMATS {
             assert_eq!(f.name().parse::<Format>(), Ok(f));
         }
-        let e = "warc".parse::<Format>().unwrap_err();
-        assert!(e.contains("csv, jsonl, cdxj or corpus"), "{e}");
+        let e = "warcx".parse::<Format>().unwrap_err();
+        assert!(e.contains("csv, jsonl, cdxj, corpus, warc or wacz"), "{e}");
+    }
+
+    #[test]
+    fn the_openapi_document_lists_every_format() {
+        let doc: serde_json::Value = serde_json::from_str(crate::web::OPENAPI).unwrap();
+        let export = &doc["paths"]["/api/v1/export"]["get"];
+        let format = &export["parameters"][0];
+        assert_eq!(format["name"], "format");
+        let listed: Vec<&str> = format["schema"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        let names: Vec<&str> = FORMATS.iter().map(|f| f.name()).collect();
+        assert_eq!(listed, names);
+        let content = &export["responses"]["200"]["content"];
+        for f in FORMATS {
+            let essence = f.media_type().split(';').next().unwrap();
+            assert!(content.get(essence).is_some(), "{essence}");
+        }
     }
 }

@@ -20,6 +20,8 @@ const NO_BUDGET: Duration = Duration::from_secs(24 * 3600);
 pub struct Walked {
     /// Its captures, in the search's order, each with where its records are.
     pub captures: Vec<(Item, Stored)>,
+    /// Each capture's archive: its place among [`Library::archives`].
+    pub places: Vec<usize>,
     /// The cursor after the last capture; `None` when this is the last page.
     pub next: Option<Cursor>,
     /// Matching captures in all.
@@ -59,10 +61,12 @@ impl Library {
         hits.sort_by(|a, b| b.0.total_cmp(&a.0));
         hits.truncate(size);
         let mut captures = Vec::with_capacity(hits.len());
+        let mut places = Vec::with_capacity(hits.len());
         for (_, p, addr) in &hits {
             let part = &parts[*p];
             let doc: TantivyDocument = part.searcher.doc(*addr)?;
             captures.push((Item::of(&doc, &part.fields), Stored::of(&doc, &part.fields)));
+            places.push(part.archive as usize);
         }
         let print = search_print(&params, scope);
         let next = match hits.last() {
@@ -78,6 +82,7 @@ impl Library {
         };
         Ok(Walked {
             captures,
+            places,
             next,
             total: parts.iter().map(|p| p.gathered.count).sum(),
             fingerprint: (print, state),

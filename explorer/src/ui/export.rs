@@ -1,5 +1,5 @@
-//! The search page's "Export" menu: the search's captures as CSV, JSON Lines, a CDXJ index or a
-//! corpus definition, through the API's export (`/api/v1/export`, `docs/explorer.md`). The menu
+//! The search page's "Export" menu: the search's captures as CSV, JSON Lines, a CDXJ index, a
+//! corpus definition, their WARC records or a WACZ package, through the API's export (`/api/v1/export`, `docs/explorer.md`). The menu
 //! says how many captures an export holds and about how large it is before it starts; a large
 //! one says so again, and that it streams.
 
@@ -16,13 +16,19 @@ const SCRIPT: &str = include_str!("export.js");
 /// Captures from which an export is large: the menu warns before it starts.
 const LARGE: u64 = 10_000;
 
-/// The formats offered: `format=`, label, and about how many bytes a capture takes.
-const FORMATS: [(&str, &str, u64); 4] = [
+/// The formats offered: `format=`, label, and about how many bytes a capture takes (0: its
+/// records, estimated from the page's captures by [`estimate`]).
+const FORMATS: [(&str, &str, u64); 6] = [
     ("csv", "CSV", 300),
     ("jsonl", "JSON Lines", 700),
     ("cdxj", "CDXJ index (pywb)", 350),
     ("corpus", "Corpus definition (PWIDs)", 550),
+    ("warc", "WARC records (.warc.gz)", 0),
+    ("wacz", "WACZ package", 0),
 ];
+
+/// Bytes of a record's headers and of its index line, besides its payload.
+const RECORD: u64 = 1000;
 
 /// The menu, for the search of `query` that found `page.total` captures; `open` when the API
 /// answers without a key.
@@ -47,7 +53,7 @@ pub(super) fn menu(query: &Query, page: &Page, open: bool) -> Markup {
                         a.export-format data-format=(format) href=(href(query, format)) download {
                             (label)
                         }
-                        " " span.export-size { "about " (size(total * per)) }
+                        " " span.export-size { "about " (size(total * estimate(per, page))) }
                     }
                 }
             }
@@ -62,6 +68,16 @@ pub(super) fn menu(query: &Query, page: &Page, open: bool) -> Markup {
             script { (PreEscaped(SCRIPT)) }
         }
     }
+}
+
+/// Bytes a capture takes in a format: `per`, or for the records the mean payload of the page's
+/// captures and [`RECORD`].
+fn estimate(per: u64, page: &Page) -> u64 {
+    if per > 0 {
+        return per;
+    }
+    let n = page.data.len().max(1) as u64;
+    page.data.iter().map(|c| c.size).sum::<u64>() / n + RECORD
 }
 
 /// The export of `query`'s search in `format`: the search's parameters but its paging.

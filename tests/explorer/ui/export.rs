@@ -23,7 +23,7 @@ async fn the_export_menu_counts_the_captures_and_downloads_the_pages_search() {
     b.press("details.export summary").await;
     let said = b.text("details.export p.export-count").await;
     assert_eq!(number(&said), n, "{said}");
-    assert_eq!(b.count("details.export a.export-format").await, 4);
+    assert_eq!(b.count("details.export a.export-format").await, 6);
     assert_eq!(b.count("details.export p.export-key").await, 0);
     assert_eq!(
         b.count("details.export p.export-large").await,

@@ -1,6 +1,6 @@
 //! Every result of a search: a walk of every hit by cursor (`after=`, 100 a page), the last
 //! pages' latency against the first pages', and an export of about a tenth of the archive as CSV
-//! (rows per second), with the server's memory.
+//! (rows per second) and as WARC (against `cat` of the same bytes), with the server's memory.
 
 use std::path::Path;
 use std::time::Instant;
@@ -9,6 +9,7 @@ use anyhow::{bail, ensure};
 
 use super::{serve, TARGET_RSS_MIB as RSS_TARGET};
 use crate::http::{encode, Http};
+use crate::procs::Proc;
 use crate::report::{median, Figure};
 use crate::sections::Ctx;
 
@@ -16,6 +17,8 @@ use crate::sections::Ctx;
 const TARGET_LAST_PAGE: f64 = 1.2;
 /// CSV rows exported per second at least.
 const TARGET_CSV_ROWS: f64 = 100_000.0;
+/// A WARC export's throughput at least, as a fraction of `cat`'s of the same bytes.
+const TARGET_WARC_OF_CAT: f64 = 0.5;
 /// Pages timed at each end of the walk.
 const ENDS: usize = 10;
 
@@ -70,7 +73,50 @@ pub(super) async fn run(ctx: &Ctx, archive: &Path) -> anyhow::Result<Vec<Figure>
             server.peak_mib()
         )),
     );
+    let after_csv = server.peak_mib();
+    figures.push(warc(ctx, &http, &base, &mime, expected, after_csv, &server).await?);
     Ok(figures)
+}
+
+/// The same captures exported as WARC, saved to a file, against `cat` of that file (from the
+/// page cache) to `/dev/null`: the export's bytes per second as a fraction of `cat`'s.
+async fn warc(
+    ctx: &Ctx,
+    http: &Http,
+    base: &str,
+    mime: &str,
+    expected: u64,
+    peak_before: f64,
+    server: &Proc,
+) -> anyhow::Result<Figure> {
+    let file = ctx.dir("export")?.join("export.warc.gz");
+    let url = format!("{base}/api/v1/export?format=warc&mime={}", encode(mime));
+    let r = http.save(&url, &file).await?;
+    ensure!(r.status == 200, "{url}: HTTP {}", r.status);
+    let took = r.elapsed.as_secs_f64();
+    let started = Instant::now();
+    let cat = std::process::Command::new("cat")
+        .arg(&file)
+        .stdout(std::process::Stdio::null())
+        .status()?;
+    let cat_took = started.elapsed().as_secs_f64();
+    ensure!(cat.success(), "cat {}", file.display());
+    std::fs::remove_file(&file)?;
+    let mib = r.bytes as f64 / (1 << 20) as f64;
+    Ok(Figure::new(
+        "explorer",
+        format!("export of {expected} captures as WARC, against cat of its bytes"),
+        cat_took / took,
+        "x",
+    )
+    .peer("target", TARGET_WARC_OF_CAT)
+    .note(format!(
+        "{mib:.1} MiB in {took:.1} s ({:.0} MiB/s), cat {:.0} MiB/s; server peak RSS {:.0} MiB \
+         (after CSV {peak_before:.0} MiB, target {RSS_TARGET} MiB)",
+        mib / took,
+        mib / cat_took.max(1e-9),
+        server.peak_mib()
+    )))
 }
 
 /// Walks every capture, newest first, 100 a page by cursor: pages, hits, and the median
