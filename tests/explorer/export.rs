@@ -280,6 +280,16 @@ fn a_ticket_stands_for_its_key_in_one_export_and_tells_its_progress() {
     );
     assert_eq!(p["total"].as_u64(), Some(html));
 
+    // A WARC export reports its progress the same way.
+    let (t, warc_progress) = ticket(&e, Some(&key));
+    let warc = e.get(&format!("/api/v1/export?format=warc&ticket={t}"), None);
+    assert_eq!(warc.status, 200, "{}", warc.body);
+    let p = e.get(&warc_progress, None).json();
+    assert_eq!(
+        (p["stage"].as_str(), p["written"].as_u64()),
+        (Some("complete"), Some(html))
+    );
+
     let again = e.get(&url, None);
     assert_eq!(again.status, 401, "once only: {}", again.body);
     assert!(again.body.contains("not a valid ticket"), "{}", again.body);
