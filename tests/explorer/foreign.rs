@@ -721,3 +721,44 @@ fn a_warc_export_of_foreign_collections_is_replayed_by_pywb_and_carries_the_orig
         records.len()
     );
 }
+
+#[test]
+fn a_warc_export_carries_a_revisit_s_original_at_another_host_only_within_the_key_s_scope() {
+    let work = work_dir("foreign-export-scope");
+    let crawl = work.join("crawl");
+    write_cases(&crawl, "agnostic");
+    let named = format!("agnostic={}", crawl.display());
+    let explorer = serve(&[&named], &work.join("indexes"), &work, "");
+    let mirror = super::add_key(
+        &explorer.keys,
+        "mirror",
+        &["--allow", "host:mirror.example.net"],
+    );
+    let total = explorer.get_ready("/api/v1/search", Some(&mirror)).json()["total"].as_u64();
+    assert_eq!(total, Some(1), "the key sees the revisit only");
+    let targets = |key: Option<&str>, name: &str| -> Vec<(String, String)> {
+        let r = explorer.get("/api/v1/export?format=warc", key);
+        assert_eq!(r.status, 200, "{}", r.body);
+        let (_, records) = super::export::warcio_checked(name, &r.bytes);
+        records
+            .iter()
+            .map(|r| {
+                let field = |f: &str| r[f].as_str().unwrap_or_default().to_owned();
+                (field("warc-type"), field("warc-target-uri"))
+            })
+            .collect()
+    };
+    let original = ("response".to_owned(), "http://example.org/page".to_owned());
+    let revisit = (
+        "revisit".to_owned(),
+        "http://mirror.example.net/page".to_owned(),
+    );
+    let all = targets(None, "foreign-export-scope-all");
+    assert!(all.contains(&original) && all.contains(&revisit), "{all:?}");
+    let scoped = targets(Some(&mirror), "foreign-export-scope-mirror");
+    assert!(scoped.contains(&revisit), "{scoped:?}");
+    assert!(
+        !scoped.iter().any(|(_, uri)| uri.contains("example.org")),
+        "nothing of a host outside the key's scope: {scoped:?}"
+    );
+}

@@ -12,7 +12,9 @@ the CRATE modoai's harvester would store for it in a metadata record after it (W
 another with its CRATE before it (WARC-Concurrent-To), and a page with Heritrix's request and
 metadata records (via, hopsFromSeed, outlink) after it. PART `replay` writes replay.warc.gz: a page, a
 chunked page, a gzip-coded page, a 404, a resource and a revisit of the page, each at its own
-time (what a memento and pywb's id_ replay are compared on)."""
+time (what a memento and pywb's id_ replay are compared on). PART `agnostic` writes
+agnostic.warc.gz: a page at example.org and a URL-agnostic revisit of it at mirror.example.net
+(what an export scoped to one host may not carry of the other)."""
 
 import gzip
 import hashlib
@@ -228,5 +230,13 @@ def metadata():
             {"WARC-Concurrent-To": crawled.rec_headers.get_header("WARC-Record-ID")}))
 
 
+def agnostic():
+    with open(os.path.join(OUT, "agnostic.warc.gz"), "wb") as f:
+        w = WARCWriter(f, gzip=True, warc_version="1.1")
+        http = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
+        response(w, "http://example.org/page", PAGE, [("Content-Type", "text/html")])
+        w.write_record(revisit(w, "http://mirror.example.net/page", sha1(PAGE), http))
+
+
 {"first": first, "second": second, "many": many, "replay": replay,
- "metadata": metadata}[PART]()
+ "metadata": metadata, "agnostic": agnostic}[PART]()

@@ -13,6 +13,7 @@ pub mod tool_facts;
 pub use findings::{Findings, JhoveStatus, UnknownStatus};
 pub use foreign::{plan_record, revisit_of, Foreign, RevisitOf};
 pub use load::{crate_facts, Loader, MAX_PDF_INPUT};
+pub(crate) use plan::host_and_path;
 pub use plan::{capture_id, Planned, Planner};
 pub(crate) use pronom::siegfried as siegfried_pronom;
 pub use pronom::{fido_findings, siegfried_findings};

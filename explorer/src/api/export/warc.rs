@@ -94,6 +94,7 @@ pub(super) async fn export_records(
         created: None,
         count: first.total,
         archives,
+        scope: caller.who().scope(),
     };
     let (tx, rx) = mpsc::channel::<Chunk>(AHEAD);
     let answer = answer(&caller, query.format, first.total, rx);

@@ -27,8 +27,9 @@ use time::OffsetDateTime;
 pub use chunks::Chunks;
 pub use originals::{find_originals, lacks_original};
 
+use crate::capture::host_and_path;
 use crate::capture::{CaptureKind, RecordAt};
-use crate::search::{Item, Stored};
+use crate::search::{Facet, Item, Scope, Stored};
 
 /// What a WARC export says of itself and where the modoai archives are.
 #[derive(Clone, Debug, Default)]
@@ -41,6 +42,9 @@ pub struct WarcContext {
     pub count: u64,
     /// The folder of each archive served, by its place among them.
     pub archives: Vec<PathBuf>,
+    /// What the caller may see: a revisit's original at another host goes along only if the
+    /// scope admits that host (a URL-agnostic revisit's original is another URL's record).
+    pub scope: Scope,
 }
 
 /// Why a WARC export stopped.
@@ -186,6 +190,10 @@ impl WarcExport {
                 (own, original, crate_at)
             }
         };
+        let original = match original {
+            Some(at) if !self.admits(&at, item)? => None,
+            original => original,
+        };
         let records = [original.as_ref(), Some(&own), crate_at.as_ref()];
         for at in records.into_iter().flatten() {
             if self.written.insert(key(at)) {
@@ -241,6 +249,17 @@ impl WarcExport {
             Err(ResolveError::NotFound { .. }) => Ok(None),
             Err(e) => Err(failed(capture, io::Error::other(e))),
         }
+    }
+
+    /// Whether the caller's scope admits the original at `at` of `revisit`: always at the
+    /// revisit's own host; at another host, if the scope admits that host.
+    fn admits(&self, at: &Location, revisit: &Item) -> Result<bool, WarcError> {
+        if self.context.scope.is_all() {
+            return Ok(true);
+        }
+        let fields = open(at).map_err(|e| failed(&revisit.id, e))?.fields;
+        let (host, _) = host_and_path(fields.target_uri.as_deref().unwrap_or_default());
+        Ok(host == revisit.host || self.context.scope.admits(Facet::Host, &host))
     }
 
     fn reader(&mut self, place: usize) -> Result<&Reader, WarcError> {
