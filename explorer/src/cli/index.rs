@@ -106,32 +106,28 @@ pub(crate) fn run(args: IndexArgs, quiet: bool) -> anyhow::Result<Exit> {
             }
         }
     }
-    if let (Some(id), false) = (&options.identify, quiet) {
-        let counts = id.counts();
-        eprintln!(
-            "identification: {} payloads from the cache, {} identified by Siegfried ({} processes \
-             started; cache {})",
-            counts.cached,
-            counts.run,
-            id.processes_started(),
-            id.cache_dir().display()
-        );
-    }
-    if let (Some(tools), false) = (&options.metadata_tools, quiet) {
-        let counts = tools.counts();
-        eprintln!(
-            "tools: {} results from the cache, {} tool runs ({} processes started; cache {})",
-            counts.cached,
-            counts.run,
-            tools.processes_started(),
-            tools.cache_dir().display()
-        );
-    }
-    if let Some(id) = &options.identify {
-        id.shutdown();
-    }
-    if let Some(tools) = &options.metadata_tools {
-        tools.shutdown();
+    let runners = [
+        ("identification", "payloads", "identified by Siegfried"),
+        ("tools", "results", "tool runs"),
+    ]
+    .into_iter()
+    .zip([
+        options.identify.as_ref().map(Identifier::runner),
+        options.metadata_tools.as_ref().map(MetadataTools::runner),
+    ]);
+    for ((what, found, ran), runner) in runners {
+        let Some(runner) = runner else { continue };
+        if !quiet {
+            let counts = runner.counts();
+            eprintln!(
+                "{what}: {} {found} from the cache, {} {ran} ({} processes started; cache {})",
+                counts.cached,
+                counts.run,
+                runner.processes_started(),
+                runner.cache_dir().display()
+            );
+        }
+        runner.shutdown();
     }
     Ok(Exit::Done)
 }

@@ -10,16 +10,17 @@
 
 mod analyse;
 mod batch;
+mod runner;
 mod tools;
 
 pub use batch::Batcher;
+pub use runner::{Counts, Runner};
 pub use tools::MetadataTools;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use modoai_tools::{PluginObserver, PluginResult, Plugins, PluginsError, Status, Subject};
+use modoai_tools::{PluginResult, Plugins, PluginsError, Status};
 
 use crate::capture::siegfried_pronom;
 
@@ -74,49 +75,10 @@ impl Identified {
     }
 }
 
-/// Cache lookups and tool runs of an [`Identifier`] so far.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// Results found in the cache.
-    pub cached: u64,
-    /// Payloads a tool ran on.
-    pub run: u64,
-}
-
-/// Counts cache hits and runs for [`Counts`].
-#[derive(Debug, Default)]
-pub(crate) struct Counter {
-    cached: AtomicU64,
-    run: AtomicU64,
-}
-
-impl Counter {
-    pub(crate) fn counts(&self) -> Counts {
-        Counts {
-            cached: self.cached.load(Ordering::Relaxed),
-            run: self.run.load(Ordering::Relaxed),
-        }
-    }
-}
-
-impl PluginObserver for Counter {
-    fn run(&self, _: &str, _: &'static str, _: u64) {
-        self.run.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn cache(&self, _: &str, hit: bool) {
-        if hit {
-            self.cached.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-}
-
 /// Identifies payloads with Siegfried. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Identifier {
-    plugins: Plugins,
-    counter: Arc<Counter>,
-    runtime: tokio::runtime::Handle,
+    runner: Runner,
 }
 
 /// Why there is no [`Identifier`].
@@ -146,71 +108,28 @@ impl Identifier {
                 plugins.health_line()
             )));
         }
-        let counter = Arc::new(Counter::default());
-        plugins.observe_with(counter.clone());
         Ok(Identifier {
-            plugins,
-            counter,
-            runtime,
+            runner: Runner::new(plugins, runtime),
         })
     }
 
-    /// The folder of the cache.
-    pub fn cache_dir(&self) -> &Path {
-        self.plugins.cache_dir()
-    }
-
-    /// Cache lookups and runs so far.
-    pub fn counts(&self) -> Counts {
-        self.counter.counts()
-    }
-
-    /// Tool processes started so far.
-    pub fn processes_started(&self) -> usize {
-        self.plugins.processes_started()
+    /// Its runner: cache, counts, processes, shutdown.
+    pub fn runner(&self) -> &Runner {
+        &self.runner
     }
 
     /// Identifies `payloads` in one batch; `None` for a payload Siegfried could not read or
     /// found no PRONOM match for. Blocks: not for a runtime thread.
     pub fn identify(&self, payloads: &[Payload]) -> Vec<Option<Identified>> {
-        let subjects: Vec<Subject> = payloads.iter().map(Payload::subject).collect();
-        let results = self.runtime.block_on(self.plugins.analyse(&subjects));
-        results.iter().map(|row| identified(row)).collect()
+        let rows = self.runner.rows(payloads);
+        rows.iter().map(|row| identified(row)).collect()
     }
 
     /// What the cache knows of the payload named `name` (its digest and extension, as
     /// [`Payload::name`]) of type `mime` and `size` bytes, without its bytes: `None` when
     /// Siegfried has to run on it.
     pub fn known(&self, name: &str, mime: &str, size: u64) -> Option<Option<Identified>> {
-        let row = self.plugins.lookup(&named(name, mime, size))?;
-        Some(identified(&row))
-    }
-
-    /// Ends tool runs in progress and stops the workers.
-    pub fn shutdown(&self) {
-        self.plugins.shutdown();
-    }
-}
-
-impl Payload {
-    /// The payload as the tools see it: named by its digest, no version of a file to tell apart.
-    pub(crate) fn subject(&self) -> Subject {
-        Subject {
-            abs: self.file.clone(),
-            ..named(&self.name, &self.mime, self.size)
-        }
-    }
-}
-
-/// A payload known by its name alone (no file: for a cache lookup).
-fn named(name: &str, mime: &str, size: u64) -> Subject {
-    Subject {
-        abs: PathBuf::new(),
-        rel: PathBuf::from(name),
-        mime: mime.to_owned(),
-        size,
-        mtime_ns: 0,
-        inode: 0,
+        Some(identified(&self.runner.lookup(name, mime, size)?))
     }
 }
 

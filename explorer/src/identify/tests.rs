@@ -40,14 +40,14 @@ fn siegfried_identifies_once_per_digest() {
         "{source}"
     );
     assert_eq!(found[1], None, "an empty payload has no format");
-    assert_eq!(id.counts(), Counts { cached: 0, run: 2 });
-    id.shutdown();
+    assert_eq!(id.runner().counts(), Counts { cached: 0, run: 2 });
+    id.runner().shutdown();
     // Another run (a new identifier, as a new `index` process) finds both in the cache.
     let again = Identifier::siegfried(state.path(), runtime.handle().clone()).unwrap();
     assert_eq!(again.identify(&payloads), found);
-    assert_eq!(again.counts(), Counts { cached: 2, run: 0 });
-    assert_eq!(again.processes_started(), 0);
-    assert!(again.cache_dir().starts_with(state.path()));
+    assert_eq!(again.runner().counts(), Counts { cached: 2, run: 0 });
+    assert_eq!(again.runner().processes_started(), 0);
+    assert!(again.runner().cache_dir().starts_with(state.path()));
 }
 
 #[test]
@@ -60,19 +60,19 @@ fn known_payloads_are_answered_by_name_without_their_bytes() {
     let size = PDF.len() as u64;
     assert_eq!(id.known("CCCC.pdf", "application/pdf", size), None);
     let found = id.identify(std::slice::from_ref(&pdf));
-    id.shutdown();
+    id.runner().shutdown();
     std::fs::remove_file(&pdf.file).unwrap();
     // A new process asks by name alone: the cache answers, no file is read, nothing runs.
     let again = Identifier::siegfried(state.path(), runtime.handle().clone()).unwrap();
     let known = again.known("CCCC.pdf", "application/pdf", size);
     assert_eq!(known, Some(found[0].clone()));
-    assert_eq!(again.counts(), Counts { cached: 1, run: 0 });
+    assert_eq!(again.runner().counts(), Counts { cached: 1, run: 0 });
     assert_eq!(again.known("CCCC.pdf", "application/pdf", size + 1), None);
     assert_eq!(again.known("DDDD.pdf", "application/pdf", size), None);
     assert_eq!(
-        again.counts(),
+        again.runner().counts(),
         Counts { cached: 1, run: 0 },
         "misses count nothing"
     );
-    assert_eq!(again.processes_started(), 0);
+    assert_eq!(again.runner().processes_started(), 0);
 }

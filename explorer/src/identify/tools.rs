@@ -7,9 +7,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use modoai_archive::facts::{xml_fields, PluginFacts};
-use modoai_tools::{PluginResult, Plugins, PluginsError, Subject};
+use modoai_tools::{PluginResult, Plugins, PluginsError};
 
-use super::{named, Counter, Counts, Payload};
+use super::{Payload, Runner};
 
 /// Characters of a text output kept (a CRATE keeps it all; the index keeps what a page shows).
 const TEXT_CHARS: usize = 4096;
@@ -17,9 +17,7 @@ const TEXT_CHARS: usize = 4096;
 /// The tools of a `plugins.toml`, for the explorer. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct MetadataTools {
-    plugins: Plugins,
-    counter: Arc<Counter>,
-    runtime: tokio::runtime::Handle,
+    runner: Runner,
 }
 
 impl MetadataTools {
@@ -33,59 +31,38 @@ impl MetadataTools {
     ) -> Result<MetadataTools, PluginsError> {
         let cache = state.join("identify-cache");
         let plugins = runtime.block_on(Plugins::load_with_cache(path, &cache))?;
-        let counter = Arc::new(Counter::default());
-        plugins.observe_with(counter.clone());
         Ok(MetadataTools {
-            plugins,
-            counter,
-            runtime,
+            runner: Runner::new(plugins, runtime),
         })
     }
 
     /// One line on the tools' health: "7 plugins, all healthy", or "7 plugins: 6 healthy, 1
     /// missing (fido)".
     pub fn health_line(&self) -> String {
-        self.plugins.health_line()
+        self.runner.plugins().health_line()
     }
 
     /// True if every tool was found and answered its version.
     pub fn all_healthy(&self) -> bool {
-        self.plugins.all_healthy()
+        self.runner.plugins().all_healthy()
     }
 
-    /// The folder of the cache.
-    pub fn cache_dir(&self) -> &Path {
-        self.plugins.cache_dir()
-    }
-
-    /// Results from the cache and tool runs so far (one per tool and payload).
-    pub fn counts(&self) -> Counts {
-        self.counter.counts()
-    }
-
-    /// Tool processes started so far.
-    pub fn processes_started(&self) -> usize {
-        self.plugins.processes_started()
+    /// Its runner: cache, counts, processes, shutdown.
+    pub fn runner(&self) -> &Runner {
+        &self.runner
     }
 
     /// Every applicable tool's result for each payload, in `plugins.toml` order. Blocks: not
     /// for a runtime thread.
     pub fn run(&self, payloads: &[Payload]) -> Vec<Vec<PluginFacts>> {
-        let subjects: Vec<Subject> = payloads.iter().map(Payload::subject).collect();
-        let rows = self.runtime.block_on(self.plugins.analyse(&subjects));
+        let rows = self.runner.rows(payloads);
         rows.iter().map(|row| facts_of(row)).collect()
     }
 
     /// What the cache knows of the payload named `name` (as [`Payload::name`]) of type `mime`
     /// and `size` bytes, without its bytes: `None` when a tool has to run on it.
     pub fn known(&self, name: &str, mime: &str, size: u64) -> Option<Vec<PluginFacts>> {
-        let row = self.plugins.lookup(&named(name, mime, size))?;
-        Some(facts_of(&row))
-    }
-
-    /// Ends tool runs in progress and stops the workers.
-    pub fn shutdown(&self) {
-        self.plugins.shutdown();
+        Some(facts_of(&self.runner.lookup(name, mime, size)?))
     }
 }
 
@@ -120,6 +97,7 @@ fn plugin_facts(r: &PluginResult) -> PluginFacts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::identify::Counts;
     use modoai_protocol::crate_vocab::PluginStatus;
 
     const TABLE: &str = "[[plugin]]\nlabel = \"md5\"\nmime = \"*/*\"\nbuiltin = \"md5\"\n\n\
@@ -135,7 +113,7 @@ mod tests {
         let state = work.path().join("state");
         let tools = MetadataTools::load(&table, &state, runtime.handle().clone()).unwrap();
         assert!(!tools.all_healthy(), "{}", tools.health_line());
-        assert!(tools.cache_dir().starts_with(&state));
+        assert!(tools.runner().cache_dir().starts_with(&state));
         let file = work.path().join("p");
         std::fs::write(&file, b"a").unwrap();
         let text = Payload {
@@ -151,11 +129,11 @@ mod tests {
         assert_eq!(md5.text, "0cc175b9c0f1b6a831c399e269772661");
         assert_eq!(md5.status, Some(PluginStatus::Ok));
         assert_eq!(gone.status, Some(PluginStatus::Missing), "{gone:?}");
-        assert_eq!(tools.counts(), Counts { cached: 0, run: 2 });
+        assert_eq!(tools.runner().counts(), Counts { cached: 0, run: 2 });
         // A missing tool is asked again next time; a binary payload has md5 alone, known.
         assert!(tools.known("DIGEST.txt", "text/plain", 1).is_none());
         let binary = tools.known("DIGEST.txt", "application/octet-stream", 1);
         assert_eq!(binary.map(|f| f.len()), Some(1));
-        tools.shutdown();
+        tools.runner().shutdown();
     }
 }
