@@ -16,10 +16,21 @@ async fn a_capture_page_shows_its_crate_findings_and_its_image() {
     let e = shared_explorer("ui-capture", false);
     e.get_ready("/search", None);
     let b = Browser::start(1300, 1700).await;
-    // From the results, as a person gets there.
+    // From the results, as a person gets there: the JPEGs' search, and the sunset's hit (the
+    // harvest's two JPEGs share a capture time, so their order alone does not say which is
+    // first).
     b.open(&page(&e, &format!("/search?mime={}", enc("image/jpeg"))))
         .await;
-    b.click("li.hit h2 a").await;
+    let marked = b
+        .script(
+            "const hit = [...document.querySelectorAll('li.hit')]\
+             .find(h => h.textContent.includes('sunset.jpg'));\
+             if (!hit) { return false; }\
+             hit.querySelector('h2 a').id = 'sunset'; return true;",
+        )
+        .await;
+    assert_eq!(marked, serde_json::Value::Bool(true), "a hit of sunset.jpg");
+    b.click("#sunset").await;
     let url = format!("{}images/sunset.jpg", harvested().base);
     assert_eq!(b.text("article.capture p.url").await, url);
     let tools = b.texts("table.crate tbody td.tool").await;
