@@ -34,8 +34,25 @@ pub(super) fn pywb_id(dir: &Path, wanted: &[String]) -> Vec<serde_json::Value> {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The captures of the `replay` case and the ARC file (`TIMESTAMP=URL`) compared with pywb:
+/// a page, a chunked and a gzip-coded page, a 404, a resource, a revisit, an ARC record.
+fn replay_captures() -> Vec<String> {
+    [
+        ("20200101000000", "http://example.org/page"),
+        ("20200102000000", "http://example.org/chunked"),
+        ("20200103000000", "http://example.org/coded"),
+        ("20200104000000", "http://example.org/missing"),
+        ("20200105000000", "http://example.org/notes.txt"),
+        ("20210101000000", "http://example.org/page"),
+        ("20100102030405", "http://example.org/arc.html"),
+    ]
+    .iter()
+    .map(|(t, u)| format!("{t}={u}"))
+    .collect()
+}
+
 /// Checks each memento of `explorer` against what pywb answered for it.
-fn same_as_pywb(explorer: &Explorer, pywb: &[serde_json::Value]) {
+pub(super) fn same_as_pywb(explorer: &Explorer, pywb: &[serde_json::Value]) {
     for theirs in pywb {
         let (t, url) = (
             theirs["timestamp"].as_str().unwrap(),
@@ -342,16 +359,7 @@ fn mementos_are_byte_identical_to_pywbs_identity_replay_on_one_timeline_across_c
     let crawl = work.join("crawl");
     write_cases(&crawl, "first");
     std::fs::copy(crawl.join("old.arc"), replay.join("old.arc")).unwrap();
-    let captures = [
-        ("20200101000000", "http://example.org/page"),
-        ("20200102000000", "http://example.org/chunked"),
-        ("20200103000000", "http://example.org/coded"),
-        ("20200104000000", "http://example.org/missing"),
-        ("20200105000000", "http://example.org/notes.txt"),
-        ("20210101000000", "http://example.org/page"),
-        ("20100102030405", "http://example.org/arc.html"),
-    ];
-    let args: Vec<String> = captures.iter().map(|(t, u)| format!("{t}={u}")).collect();
+    let args = replay_captures();
     let pywb = pywb_id(&replay, &args);
 
     let indexes = work.join("indexes");
@@ -363,7 +371,8 @@ fn mementos_are_byte_identical_to_pywbs_identity_replay_on_one_timeline_across_c
     // Searches answer 503 until every collection is indexed.
     explorer.get_ready("/api/v1/search?q=", None);
     same_as_pywb(&explorer, &pywb);
-    for (t, url) in captures {
+    for wanted in &args {
+        let (t, url) = wanted.split_once('=').unwrap();
         let ours = explorer.get(&format!("/memento/{t}/{url}"), None);
         let policy = ours.header("content-security-policy");
         assert!(policy.is_some_and(|p| p.starts_with("sandbox")), "{url}");
@@ -681,16 +690,7 @@ fn a_warc_export_of_foreign_collections_is_replayed_by_pywb_and_carries_the_orig
     assert_eq!(records[0]["warc-type"], "warcinfo");
     // The ARC capture, the gzip-coded and chunked pages, the revisit: replayed from the export
     // as the explorer serves them from their collections.
-    let captures = [
-        ("20200101000000", "http://example.org/page"),
-        ("20200102000000", "http://example.org/chunked"),
-        ("20200103000000", "http://example.org/coded"),
-        ("20200104000000", "http://example.org/missing"),
-        ("20200105000000", "http://example.org/notes.txt"),
-        ("20210101000000", "http://example.org/page"),
-        ("20100102030405", "http://example.org/arc.html"),
-    ];
-    let args: Vec<String> = captures.iter().map(|(t, u)| format!("{t}={u}")).collect();
+    let args = replay_captures();
     same_as_pywb(&explorer, &pywb_id(&dir, &args));
 
     // The revisits of one collection whose originals are in another: each original once.

@@ -31,21 +31,6 @@ fn index(archive: &Path, state: &Path, path: Option<&str>) -> Output {
     out
 }
 
-/// From `index`'s line `identification: C payloads from the cache, R identified by Siegfried (P
-/// processes started; …)`: C, R and P.
-fn counts(out: &Output) -> (u64, u64, u64) {
-    let said = String::from_utf8_lossy(&out.stderr);
-    let line = said
-        .lines()
-        .find_map(|l| l.strip_prefix("identification: "))
-        .unwrap_or_else(|| panic!("no identification line in {said}"));
-    let numbers: Vec<u64> = line
-        .split(|c: char| !c.is_ascii_digit())
-        .filter_map(|n| n.parse().ok())
-        .collect();
-    (numbers[0], numbers[1], numbers[2])
-}
-
 #[test]
 fn captures_without_a_crate_are_identified_once_per_payload() {
     let work = work_dir("identify");
@@ -70,16 +55,19 @@ fn captures_without_a_crate_are_identified_once_per_payload() {
     let state = work.join("state");
 
     let first = index(&work.join("first"), &state, None);
-    let (cached, run, started) = counts(&first);
+    let (cached, run, started) = super::summary_counts("identification", &first);
     assert_eq!(cached, 0, "a new cache");
     assert!(run >= 10 && started >= 1, "{run} runs, {started} processes");
     // The same payloads in another archive, and the first again from scratch: all from the
     // cache, no Siegfried process.
     let second = index(&work.join("second"), &state, None);
-    assert_eq!(counts(&second), (run, 0, 0));
+    assert_eq!(
+        super::summary_counts("identification", &second),
+        (run, 0, 0)
+    );
     std::fs::remove_dir_all(work.join("first/explorer-index")).unwrap();
     let again = index(&work.join("first"), &state, None);
-    assert_eq!(counts(&again), (run, 0, 0));
+    assert_eq!(super::summary_counts("identification", &again), (run, 0, 0));
 
     let e = Explorer::start(
         &[&work.join("first")],

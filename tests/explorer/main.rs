@@ -206,6 +206,21 @@ pub(crate) fn explorer(args: &[&str]) -> Output {
         .expect("run modoai-explorer")
 }
 
+/// From `index`'s summary line `WHAT: C … from the cache, R … (P processes started; …)` (the
+/// `identification` and `tools` lines): C, R and P.
+pub(crate) fn summary_counts(what: &str, out: &Output) -> (u64, u64, u64) {
+    let said = String::from_utf8_lossy(&out.stderr);
+    let line = said
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{what}: ")))
+        .unwrap_or_else(|| panic!("no {what} line in {said}"));
+    let numbers: Vec<u64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    (numbers[0], numbers[1], numbers[2])
+}
+
 /// A new key for `name` in `keys` with extra `args`; the key.
 pub(crate) fn add_key(keys: &Path, name: &str, args: &[&str]) -> String {
     let mut all = vec!["keys", "add", name, "--keys", keys.to_str().unwrap()];

@@ -82,21 +82,6 @@ fn index(indexes: &Path, state: &Path, table: &Path, collection: &str) -> Output
     out
 }
 
-/// From `index`'s line `tools: C results from the cache, R tool runs (P processes started; …)`:
-/// C, R and P.
-fn counts(out: &Output) -> (u64, u64, u64) {
-    let said = String::from_utf8_lossy(&out.stderr);
-    let line = said
-        .lines()
-        .find_map(|l| l.strip_prefix("tools: "))
-        .unwrap_or_else(|| panic!("no tools line in {said}"));
-    let numbers: Vec<u64> = line
-        .split(|c: char| !c.is_ascii_digit())
-        .filter_map(|n| n.parse().ok())
-        .collect();
-    (numbers[0], numbers[1], numbers[2])
-}
-
 /// The capture API's answer for the `response` capture of `url`.
 fn capture(e: &Explorer, url: &str) -> serde_json::Value {
     let list = e
@@ -138,17 +123,21 @@ fn tools_run_on_foreign_payloads_once_across_runs_and_collections() {
     let (state, indexes) = (work.join("state"), work.join("indexes"));
     let (first, second) = (first.to_str().unwrap(), second.to_str().unwrap());
 
-    let (cached, run, started) = counts(&index(&indexes, &state, &table, first));
+    let (cached, run, started) =
+        super::summary_counts("tools", &index(&indexes, &state, &table, first));
     assert_eq!(cached, 0, "a new cache");
     assert!(run >= 10 && started >= 1, "{run} runs, {started} processes");
     // The same payloads in another collection, and the first again from scratch: every result
     // from the cache, no tool process.
     assert_eq!(
-        counts(&index(&indexes, &state, &table, second)),
+        super::summary_counts("tools", &index(&indexes, &state, &table, second)),
         (run, 0, 0)
     );
     std::fs::remove_dir_all(indexes.join("first")).unwrap();
-    assert_eq!(counts(&index(&indexes, &state, &table, first)), (run, 0, 0));
+    assert_eq!(
+        super::summary_counts("tools", &index(&indexes, &state, &table, first)),
+        (run, 0, 0)
+    );
 
     let e = Explorer::start_with(
         &["--archive", first, "--index-dir", indexes.to_str().unwrap()],
