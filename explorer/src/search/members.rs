@@ -65,7 +65,8 @@ impl Members {
 }
 
 impl Library {
-    /// The captures of `params` (its query, filters and dates) in each archive of `scope`.
+    /// The captures of `params` (its query, filters and dates) in each archive of `scope` that
+    /// holds any.
     pub fn members(
         &self,
         params: &SearchParams,
@@ -87,7 +88,12 @@ impl Library {
             let mut fruits = searcher.search(&*query, &Bits)?;
             fruits.sort_by_key(|f| f.0);
             let count = fruits.iter().map(|f| f.2).sum();
-            if count > 0 && !a.collection.is_archive() {
+            if count == 0 {
+                // Nothing to copy: the archive's index is not even opened (a foreign
+                // collection has none).
+                continue;
+            }
+            if !a.collection.is_archive() {
                 return Err(SearchError::BadRequest(format!(
                     "format=cdxj copies the lines of each modoai archive's own CDXJ index; {count} \
                      captures of this search are in the collection {:?}, read from WARC/ARC/WACZ \
