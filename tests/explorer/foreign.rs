@@ -136,7 +136,7 @@ fn summary(out: &Output, name: &str) -> String {
 /// `serve` of the collections `archives` (`PATH` or `NAME=PATH`) with their indexes in
 /// `indexes`, every file read at once (`--settle 0`) and the API open to all; `more` is added to
 /// the configuration.
-fn serve(archives: &[&str], indexes: &Path, work: &Path, more: &str) -> Explorer {
+pub(super) fn serve(archives: &[&str], indexes: &Path, work: &Path, more: &str) -> Explorer {
     let mut args = Vec::new();
     for a in archives {
         args.extend(["--archive", a]);

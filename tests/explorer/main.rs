@@ -17,6 +17,7 @@ mod metadata;
 mod openapi;
 mod photo;
 mod repair;
+mod revisits;
 mod search;
 mod tools;
 mod ui;

@@ -6,7 +6,8 @@ gzip-coded page, a redirect, a 404, a resource, a metadata record), whole.warc.g
 stream), old.arc (ARC v1: warcio reads ARC but does not write it, so its two records are written
 here in the format's own words) and mismatch.warc (a payload digest that does not match). PART
 `second` writes crawl-b.warc.gz: revisits of both profiles (identical payload with
-WARC-Refers-To-*, URL-agnostic, server-not-modified) and one whose original is nowhere. PART
+WARC-Refers-To-*, URL-agnostic, server-not-modified, a day apart in 2031) and one whose
+original is nowhere. PART
 `many` writes many.warc.gz: 400 small pages. PART `metadata` writes meta.warc.gz: a page with
 the CRATE modoai's harvester would store for it in a metadata record after it (WARC-Refers-To),
 another with its CRATE before it (WARC-Concurrent-To), and a page with Heritrix's request and
@@ -119,11 +120,13 @@ def second():
         http = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
         # Refers-To-Date is not known here: the original is found by its digest.
         w.write_record(revisit(w, "http://example.org/page", digest, http,
-                               "http://example.org/page"))
-        w.write_record(revisit(w, "http://example.org/mirror/page", digest, http))
+                               "http://example.org/page", date="2031-01-01T00:00:00Z"))
+        w.write_record(revisit(w, "http://example.org/mirror/page", digest, http,
+                               date="2031-01-02T00:00:00Z"))
         not_modified = revisit(
             w, "http://example.org/page", digest,
-            StatusAndHeaders("304 Not Modified", [], protocol="HTTP/1.1"))
+            StatusAndHeaders("304 Not Modified", [], protocol="HTTP/1.1"),
+            date="2031-01-03T00:00:00Z")
         not_modified.rec_headers.replace_header(
             "WARC-Profile", "http://netpreserve.org/warc/1.1/revisit/server-not-modified")
         not_modified.rec_headers.remove_header("WARC-Payload-Digest")
@@ -131,11 +134,13 @@ def second():
         w.write_record(revisit(w, "http://example.org/gone", sha1(b"never archived"), http))
 
 
-def revisit(w, uri, digest, http, target=None):
+def revisit(w, uri, digest, http, target=None, date=None):
     """A revisit of `digest`, naming its original's URL when `target` is given (and its date
-    never)."""
+    never), made at `date` when given (else now)."""
     record = w.create_revisit_record(uri, digest, target or "x", "2000-01-01T00:00:00Z",
                                      http_headers=http)
+    if date:
+        record.rec_headers.replace_header("WARC-Date", date)
     record.rec_headers.remove_header("WARC-Refers-To-Date")
     if target is None:
         record.rec_headers.remove_header("WARC-Refers-To-Target-URI")

@@ -50,6 +50,7 @@ mod registry;
 mod report;
 mod resident;
 mod run;
+pub mod scratch;
 mod siegfried;
 mod stage;
 mod status;

@@ -1,6 +1,7 @@
 //! Neutral names for the tools: each file of a page is linked as `f000001.EXT` in a private
-//! temporary folder, so tools never see the server's paths, nor names that are not UTF-8 (which
-//! some echo back raw, percent-mangle, or cannot open at all).
+//! temporary folder (in [`scratch::folder`](crate::scratch::folder)), so tools never see the
+//! server's paths, nor names that are not UTF-8 (which some echo back raw, percent-mangle, or
+//! cannot open at all).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -27,7 +28,7 @@ impl Stage {
         if staged.is_empty() {
             return Ok(Stage { dir: None, names });
         }
-        let dir = tempfile::Builder::new().prefix("modoai-").tempdir()?;
+        let dir = crate::scratch::tempdir("modoai-")?;
         let mut linked = vec![false; subjects.len()];
         for &i in staged {
             if !std::mem::replace(&mut linked[i], true) {

@@ -16,7 +16,7 @@ use std::str::FromStr;
 pub use cdxj::{write_cdxj, CdxjError};
 pub use corpus::CorpusContext;
 pub use wacz::WaczExport;
-pub use warc::{find_originals, lacks_original, Chunks, WarcContext, WarcError, WarcExport};
+pub use warc::{Chunks, WarcContext, WarcError, WarcExport};
 
 use crate::search::{Item, Stored};
 

@@ -232,13 +232,22 @@ fn name_of(c: &Capture) -> Option<String> {
     (!c.planned.sha1.is_empty()).then(|| name(&c.planned.sha1, &c.planned.path))
 }
 
-/// The payloads of a batch by cache name, and the temporary folder of those written.
+/// The payloads of a batch by cache name, and the temporary folders of those written: the
+/// first [`IN_MEMORY`] bytes of them in the scratch folder (`modoai_tools::scratch`, memory
+/// where the machine has it), the rest on disk.
 #[derive(Default)]
 struct Staged {
-    dir: Option<tempfile::TempDir>,
+    scratch: Option<tempfile::TempDir>,
+    disk: Option<tempfile::TempDir>,
+    /// Bytes written to the scratch folder.
+    in_scratch: u64,
     written: usize,
     by_name: HashMap<String, usize>,
 }
+
+/// The bytes of a batch's payloads written to the scratch folder at most: a batch's memory,
+/// when that folder is memory.
+const IN_MEMORY: u64 = 32 << 20;
 
 impl Staged {
     /// Writes `c`'s payload to the temporary folder.
@@ -249,17 +258,25 @@ impl Staged {
                 "a revisit whose original is not in the collection",
             ));
         }
-        let dir = match &self.dir {
-            Some(dir) => dir,
-            None => self.dir.insert(tempfile::tempdir()?),
-        };
-        let file = dir.path().join(format!("p{:06}", self.written));
+        let slot = format!("p{:06}", self.written);
         self.written += 1;
-        let mut out = std::fs::File::create(&file)?;
-        let size = loader.copy_payload(&c.planned, &mut out)?;
-        out.flush()?;
+        let (file, size) = match self.in_scratch + c.size <= IN_MEMORY {
+            true => match self.write_in(true, &slot, loader, c) {
+                Ok((file, size)) => {
+                    self.in_scratch += size;
+                    (file, size)
+                }
+                // A small memory folder full (a container's /dev/shm): the disk, then.
+                Err(_) => self.write_in(false, &slot, loader, c)?,
+            },
+            false => self.write_in(false, &slot, loader, c)?,
+        };
         let digest = match c.planned.sha1.as_str() {
-            "" => hex::encode(Sha1::digest(std::fs::read(&file)?)),
+            "" => {
+                let mut sha1 = Sha1::new();
+                std::io::copy(&mut std::fs::File::open(&file)?, &mut sha1)?;
+                hex::encode(sha1.finalize())
+            }
             known => known.to_owned(),
         };
         Ok(Payload {
@@ -268,6 +285,37 @@ impl Staged {
             mime: c.planned.mime.clone(),
             size,
         })
+    }
+
+    /// Writes `c`'s payload as `name` in the scratch folder or on disk: its path and size.
+    fn write_in(
+        &mut self,
+        scratch: bool,
+        name: &str,
+        loader: &Loader<'_>,
+        c: &Capture,
+    ) -> std::io::Result<(std::path::PathBuf, u64)> {
+        let dir = match (scratch, &self.scratch, &self.disk) {
+            (true, Some(dir), _) | (false, _, Some(dir)) => dir,
+            (true, None, _) => self
+                .scratch
+                .insert(modoai_tools::scratch::tempdir("modoai-payloads-")?),
+            (false, _, None) => self.disk.insert(tempfile::tempdir()?),
+        };
+        let file = dir.path().join(name);
+        let written = (|| {
+            let mut out = std::fs::File::create(&file)?;
+            let size = loader.copy_payload(&c.planned, &mut out)?;
+            out.flush()?;
+            Ok(size)
+        })();
+        match written {
+            Ok(size) => Ok((file, size)),
+            Err(e) => {
+                let _ = std::fs::remove_file(&file);
+                Err(e)
+            }
+        }
     }
 }
 

@@ -2,10 +2,10 @@
 //! it: a `response` with its archived status and headers and its body as stored, its chunked
 //! transfer-coding and gzip/deflate/br content-coding taken off (their headers kept as
 //! `X-Archive-Orig-Transfer-Encoding` and `X-Archive-Orig-Content-Encoding`), a `resource` with
-//! its bytes and its record's `Content-Type`, a revisit with its original's. Headers that would
-//! act on the explorer's origin or connection (cookies, HSTS, hop-by-hop fields) are passed on
-//! under `X-Archive-Orig-` too; the sandbox headers are added as for every memento
-//! (`payload.rs`).
+//! its bytes and its record's `Content-Type`, a revisit with its original's (a
+//! server-not-modified revisit with the `304` it recorded). Headers that would act on the
+//! explorer's origin or connection (cookies, HSTS, hop-by-hop fields) are passed on under
+//! `X-Archive-Orig-` too; the sandbox headers are added as for every memento (`payload.rs`).
 
 use std::io::Read;
 
@@ -13,7 +13,9 @@ use axum::body::Body;
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
 use bytes::Bytes;
-use modoai_archive::any::{decode_body, open, BodyLimits, HttpHead, Location, RecordKind};
+use modoai_archive::any::{
+    decode_body, open, BodyLimits, HttpHead, Location, RecordKind, RevisitProfile,
+};
 
 use super::payload::{sandboxed, FRAME};
 use crate::search::ForeignAt;
@@ -105,10 +107,12 @@ pub(super) async fn foreign_payload(at: ForeignAt) -> Result<Response, AppError>
     Ok(r)
 }
 
-/// The head and body of the memento at `at`: a revisit answers with its original.
+/// The head and body of the memento at `at`: a revisit answers with its original, except a
+/// server-not-modified one, which answers with the `304` it recorded (as pywb does).
 fn read(at: &ForeignAt) -> std::io::Result<(Head, Box<dyn Read + Send>)> {
     let own = open(&at.record)?;
     let location: &Location = match own.kind {
+        RecordKind::Revisit(RevisitProfile::ServerNotModified) => &at.record,
         RecordKind::Revisit(_) => at.payload.as_ref().ok_or_else(|| {
             std::io::Error::new(
                 std::io::ErrorKind::NotFound,

@@ -8,7 +8,9 @@ use modoai_archive::surt::surt;
 use time::macros::format_description;
 use time::{OffsetDateTime, PrimitiveDateTime};
 
+use super::item::{Item, Stored};
 use super::library::{Library, SearchError};
+use super::originals::{find_originals, lacks_original};
 use super::scope::Scope;
 use crate::capture::RecordAt;
 
@@ -86,12 +88,21 @@ pub fn mementos(library: &Library, uri: &str, scope: &Scope) -> Result<Vec<Memen
     Ok(out)
 }
 
-/// The mementos of `uri` in the search indexes within `scope`.
+/// The mementos of `uri` in the search indexes within `scope`; a foreign revisit whose original
+/// is in another collection within `scope` is replayed from it.
 fn from_index(library: &Library, uri: &str, scope: &Scope) -> Result<Vec<Memento>, MementoError> {
-    Ok(library
+    let (archives, mut captures): (Vec<usize>, Vec<(Item, Stored)>) = library
         .captures_at(uri, scope, MAX_MEMENTOS)?
         .into_iter()
-        .filter_map(|(archive, item, stored)| {
+        .map(|(archive, item, stored)| (archive, (item, stored)))
+        .unzip();
+    if captures.iter().any(lacks_original) {
+        find_originals(library, scope, &mut captures)?;
+    }
+    Ok(archives
+        .into_iter()
+        .zip(captures)
+        .filter_map(|(archive, (item, stored))| {
             Some(Memento {
                 time: parse_timestamp14(&item.timestamp)?,
                 timestamp: item.timestamp,

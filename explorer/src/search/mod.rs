@@ -13,6 +13,7 @@ mod lookup;
 mod members;
 mod mementos;
 mod names;
+mod originals;
 mod page;
 mod params;
 mod query;
@@ -32,6 +33,7 @@ pub use members::Members;
 pub use mementos::{
     closest, mementos, nearest, parse_timestamp14, ForeignAt, Memento, MementoError, MAX_MEMENTOS,
 };
+pub use originals::{find_originals, lacks_original};
 pub use page::{FacetValue, Page, Terms, Word};
 pub use params::{date, SearchParams, Sort, MAX_SIZE, MAX_WINDOW};
 pub use query::{build as build_query, field as facet_field, scope_query, term};

@@ -50,9 +50,7 @@ impl resident::Worker for Worker {
     /// Starts `argv` (`fido … -input -`, maybe behind the isolation programs).
     fn spawn(argv: &[OsString]) -> Result<Worker, Ended> {
         let failed = |what: &str, e: io::Error| Ended::Failed(format!("fido worker: {what}: {e}"));
-        let folder = tempfile::Builder::new()
-            .prefix("modoai-fido-")
-            .tempdir()
+        let folder = crate::scratch::tempdir("modoai-fido-")
             .map_err(|e| failed("cannot make its folder", e))?;
         std::fs::write(folder.path().join("end"), SENTINEL_TEXT)
             .map_err(|e| failed("cannot write its sentinel", e))?;

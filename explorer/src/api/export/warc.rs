@@ -11,11 +11,8 @@ use axum::response::Response;
 use tokio::sync::mpsc;
 
 use super::{answer, more_units, Chunk, ExportQuery, Running, AHEAD, GONE};
-use crate::export::{
-    find_originals, lacks_original, Chunks, Format, WaczExport, WarcContext, WarcError, WarcExport,
-    EXPORT_UNIT,
-};
-use crate::search::{Item, SearchParams, Stored, Walked};
+use crate::export::{Chunks, Format, WaczExport, WarcContext, WarcError, WarcExport, EXPORT_UNIT};
+use crate::search::{find_originals, lacks_original, Item, SearchParams, Stored, Walked};
 use crate::web::{Api, AppError, Caller};
 
 /// What a page of captures is written with.

@@ -1,7 +1,7 @@
 //! A WARC export: a `warcinfo` record saying what the file is, then the records of the
 //! search's captures as stored (`resource`, `response`, `revisit`), each revisit's original
 //! (once, before the first revisit that needs it, from whichever collection holds it:
-//! [`find_originals`]) and the CRATE `metadata` record a modoai
+//! [`find_originals`](crate::search::find_originals)) and the CRATE `metadata` record a modoai
 //! archive holds for a capture: one gzip member per record (WARC 1.1 Annex D), concatenated
 //! as one `.warc.gz` (`docs/explorer.md`, "Exports").
 //!
@@ -11,7 +11,6 @@
 
 mod chunks;
 mod info;
-mod originals;
 mod record;
 
 use std::collections::hash_map::DefaultHasher;
@@ -25,7 +24,6 @@ use modoai_archive::archive::{timestamp14, ReadError, Reader, ResolveError};
 use time::OffsetDateTime;
 
 pub use chunks::Chunks;
-pub use originals::{find_originals, lacks_original};
 
 use crate::capture::host_and_path;
 use crate::capture::{CaptureKind, RecordAt};

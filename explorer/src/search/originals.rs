@@ -1,9 +1,9 @@
 //! Originals a foreign collection's index did not find for its revisits. Each collection is
-//! indexed on its own, so a revisit whose original another collection holds is found here, at
-//! export time, by its payload digest among the captures the caller may see.
+//! indexed on its own, so a revisit whose original another collection holds is found here, when
+//! it is exported or replayed, by its payload digest among the captures the caller may see.
 
+use super::{Facet, Item, Library, Scope, SearchError, SearchParams, Sort, Stored};
 use crate::capture::CaptureKind;
-use crate::search::{Facet, Item, Library, Scope, SearchError, SearchParams, Sort, Stored};
 
 /// Captures of a digest looked at for one that is not a revisit.
 const LOOKED_AT: usize = 20;
