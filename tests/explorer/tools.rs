@@ -230,3 +230,52 @@ fn a_tool_that_is_not_installed_gives_findings_that_say_so() {
         "{with_tools} captures with tool results: {all}"
     );
 }
+
+#[test]
+fn serve_with_tools_runs_them_on_the_captures_it_indexes() {
+    use md5::{Digest as _, Md5};
+    let work = work_dir("tools-serve");
+    let crawl = work.join("crawl");
+    write_cases(&crawl, "replay");
+    let table = work.join("plugins.toml");
+    let md5_only = &MISSING[MISSING.find("[[plugin]]\nlabel = \"md5\"").unwrap()..];
+    std::fs::write(&table, md5_only).unwrap();
+    let e = Explorer::start_with(
+        &[
+            "--archive",
+            crawl.to_str().unwrap(),
+            "--index-dir",
+            work.join("indexes").to_str().unwrap(),
+            "--settle",
+            "0",
+            "--tools",
+            table.to_str().unwrap(),
+        ],
+        &work,
+        "[access]\nanonymous-api = true\n",
+    );
+    let all = e.get_ready("/api/v1/search?size=100", None).json();
+    let mut checked = 0;
+    for item in all["data"].as_array().unwrap() {
+        if item["kind"] == "revisit" {
+            continue;
+        }
+        let id = item["id"].as_str().unwrap();
+        let c = e.get_ready(&format!("/api/v1/capture/{id}"), None).json();
+        let md5 = plugin(&c, "md5");
+        assert_eq!(md5["status"], "ok", "{c}");
+        // The tool ran on the payload a memento serves: its body, codings taken off.
+        let (t, url) = (
+            item["timestamp"].as_str().unwrap(),
+            item["url"].as_str().unwrap(),
+        );
+        let memento = e.get_ready(&format!("/memento/{t}/{url}"), None);
+        assert_eq!(
+            md5["text"].as_str().unwrap(),
+            format!("{:x}", Md5::digest(&memento.bytes)),
+            "{url}: {c}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 4, "{checked} captures checked: {all}");
+}
