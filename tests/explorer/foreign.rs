@@ -137,11 +137,23 @@ fn summary(out: &Output, name: &str) -> String {
 /// `indexes`, every file read at once (`--settle 0`) and the API open to all; `more` is added to
 /// the configuration.
 pub(super) fn serve(archives: &[&str], indexes: &Path, work: &Path, more: &str) -> Explorer {
+    serve_with(archives, indexes, work, more, &[])
+}
+
+/// [`serve`] with `flags` added to the command line.
+pub(super) fn serve_with(
+    archives: &[&str],
+    indexes: &Path,
+    work: &Path,
+    more: &str,
+    flags: &[&str],
+) -> Explorer {
     let mut args = Vec::new();
     for a in archives {
         args.extend(["--archive", a]);
     }
     args.extend(["--index-dir", indexes.to_str().unwrap(), "--settle", "0"]);
+    args.extend(flags);
     Explorer::start_with(
         &args,
         work,

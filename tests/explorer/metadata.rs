@@ -4,8 +4,8 @@
 
 use integration_tests::process::modoai_explorer;
 
-use super::foreign::write_cases;
-use super::{enc, work_dir, Explorer};
+use super::foreign::{serve, write_cases};
+use super::{enc, work_dir};
 
 #[test]
 fn crate_metadata_records_before_or_after_their_capture_give_it_their_findings() {
@@ -35,16 +35,7 @@ fn crate_metadata_records_before_or_after_their_capture_give_it_their_findings()
         said.contains(", 3 captures added"),
         "metadata records are no captures: {said}"
     );
-    let e = Explorer::start_with(
-        &[
-            "--archive",
-            crawl.to_str().unwrap(),
-            "--index-dir",
-            indexes.to_str().unwrap(),
-        ],
-        &work,
-        "[access]\nanonymous-api = true\n",
-    );
+    let e = serve(&[crawl.to_str().unwrap()], &indexes, &work, "");
     let capture = |url: &str| {
         let list = e
             .get_ready(&format!("/api/v1/captures?url={}", enc(url)), None)

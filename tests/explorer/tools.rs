@@ -10,7 +10,7 @@ use std::process::Output;
 use integration_tests::crawl::{wget_crawl, CrawlSite};
 use integration_tests::process::modoai_explorer;
 
-use super::foreign::write_cases;
+use super::foreign::{serve, serve_with, write_cases};
 use super::{enc, work_dir, Explorer};
 
 /// JHOVE for PDF, JPEG and GIF (as `plugins.toml` configures it), md5 for everything.
@@ -139,11 +139,7 @@ fn tools_run_on_foreign_payloads_once_across_runs_and_collections() {
         (run, 0, 0)
     );
 
-    let e = Explorer::start_with(
-        &["--archive", first, "--index-dir", indexes.to_str().unwrap()],
-        &work,
-        "[access]\nanonymous-api = true\n",
-    );
+    let e = serve(&[first], &indexes, &work, "");
     let all = e.get_ready("/api/v1/search?facets=jhove", None).json();
     let jhove: u64 = all["facets"]["jhove"]
         .as_array()
@@ -202,16 +198,7 @@ fn a_tool_that_is_not_installed_gives_findings_that_say_so() {
         "{said}"
     );
     assert!(said.contains("captures added"), "{said}");
-    let e = Explorer::start_with(
-        &[
-            "--archive",
-            crawl.to_str().unwrap(),
-            "--index-dir",
-            indexes.to_str().unwrap(),
-        ],
-        &work,
-        "[access]\nanonymous-api = true\n",
-    );
+    let e = serve(&[crawl.to_str().unwrap()], &indexes, &work, "");
     let all = e.get_ready("/api/v1/search?size=100", None).json();
     let mut with_tools = 0;
     for item in all["data"].as_array().unwrap() {
@@ -240,19 +227,12 @@ fn serve_with_tools_runs_them_on_the_captures_it_indexes() {
     let table = work.join("plugins.toml");
     let md5_only = &MISSING[MISSING.find("[[plugin]]\nlabel = \"md5\"").unwrap()..];
     std::fs::write(&table, md5_only).unwrap();
-    let e = Explorer::start_with(
-        &[
-            "--archive",
-            crawl.to_str().unwrap(),
-            "--index-dir",
-            work.join("indexes").to_str().unwrap(),
-            "--settle",
-            "0",
-            "--tools",
-            table.to_str().unwrap(),
-        ],
+    let e = serve_with(
+        &[crawl.to_str().unwrap()],
+        &work.join("indexes"),
         &work,
-        "[access]\nanonymous-api = true\n",
+        "",
+        &["--tools", table.to_str().unwrap()],
     );
     let all = e.get_ready("/api/v1/search?size=100", None).json();
     let mut checked = 0;

@@ -10,7 +10,7 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 
 use super::item::{Item, Stored};
 use super::library::{Library, SearchError};
-use super::originals::{find_originals, lacks_original};
+use super::originals::find_originals;
 use super::scope::Scope;
 use crate::capture::RecordAt;
 
@@ -96,9 +96,7 @@ fn from_index(library: &Library, uri: &str, scope: &Scope) -> Result<Vec<Memento
         .into_iter()
         .map(|(archive, item, stored)| (archive, (item, stored)))
         .unzip();
-    if captures.iter().any(lacks_original) {
-        find_originals(library, scope, &mut captures)?;
-    }
+    find_originals(library, scope, &mut captures)?;
     Ok(archives
         .into_iter()
         .zip(captures)
