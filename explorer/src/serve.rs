@@ -14,16 +14,21 @@ use tokio::net::TcpListener;
 use crate::collection::{collections, CollectionArg};
 use crate::index::{build_collection, ArchiveIndex, BuildOptions};
 use crate::search::{Library, Served};
-use crate::web::AppState;
+use crate::web::{refund_unavailable, AppState};
 use crate::{api, memento, ui, ExplorerError};
 
 /// Every route of the server: the JSON API (`/api/v1/…`, and its 404 under `/api/`), Memento and
-/// PWID, and the pages, whose door answers every other path.
+/// PWID, and the pages, whose door answers every other path; a `503` answer is not counted
+/// against the caller's quota.
 pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .merge(api::routes())
         .merge(memento::routes())
         .merge(ui::routes())
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&state),
+            refund_unavailable,
+        ))
         .with_state(state)
 }
 

@@ -1,13 +1,14 @@
-//! An archive not indexed yet answers 503 with Retry-After until its index is built; a damaged
-//! or missing index is rebuilt from the archive.
+//! An archive not indexed yet answers 503 with Retry-After until its index is built (and a key's
+//! quota does not pay for those answers); a damaged or missing index is rebuilt from the archive.
 
 use super::crash::many_files;
-use super::{copy_dir, explorer, harvested, work_dir, Explorer};
+use super::{add_key, copy_dir, explorer, harvested, work_dir, Explorer};
 
 #[test]
 fn an_archive_being_indexed_answers_503_with_retry_after_then_its_results() {
     let work = work_dir("repair-503");
     let (archive, _) = many_files(&work);
+    let key = add_key(&work.join("keys.toml"), "patient", &["--quota", "50/hour"]);
     // A commit every five captures: the first build takes a while, and searches wait for it.
     let e = Explorer::start(
         &[&archive],
@@ -21,8 +22,15 @@ fn an_archive_being_indexed_answers_503_with_retry_after_then_its_results() {
         .as_str()
         .unwrap()
         .contains("being built"));
-    let done = e.get_ready("/api/v1/search", None).json();
-    assert_eq!(done["total"], 300);
+    let waited = e.get("/api/v1/search", Some(&key));
+    assert_eq!(waited.status, 503, "{}", waited.body);
+    let done = e.get_ready("/api/v1/search", Some(&key));
+    assert_eq!(done.json()["total"], 300);
+    assert_eq!(
+        done.header("ratelimit").and_then(|f| f.split(';').nth(1)),
+        Some("r=49"),
+        "the 503 answers before it are not counted against the quota"
+    );
 }
 
 #[test]

@@ -98,6 +98,19 @@ impl Limits {
         Ok(usage_in(&windows, key, now))
     }
 
+    /// Takes back one request of `key`'s quota in the current window: a request the server could
+    /// not answer (`503`) is not counted, since its client is told to retry and the retry is the
+    /// request that counts. Nothing is taken back from a window that has ended, nor below zero.
+    pub fn refund(&self, key: &ApiKey) {
+        let now = Instant::now();
+        let mut windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(w) = windows.get_mut(&key.name) {
+            if now.duration_since(w.0) < WINDOW {
+                w.1 = w.1.saturating_sub(1);
+            }
+        }
+    }
+
     /// Where `key` stands now, without counting a request.
     pub fn usage(&self, key: &ApiKey) -> Usage {
         let windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
@@ -170,6 +183,25 @@ mod tests {
         assert_eq!(limits.spend(&k).map(|u| u.remaining), Ok(Some(0)));
         assert_eq!(limits.spend(&k).map_err(|u| u.used), Err(3));
         assert!(matches!(limits.admit(&k), Decision::QuotaSpent(_)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_refund_gives_back_one_request_of_the_current_window_only() {
+        let limits = Limits::default();
+        let k = key(Some(2), None);
+        limits.refund(&k);
+        assert_eq!(limits.usage(&k).used, 0, "nothing to give back yet");
+        assert!(matches!(limits.admit(&k), Decision::Allowed(_)));
+        assert!(matches!(limits.admit(&k), Decision::Allowed(u) if u.remaining == Some(0)));
+        limits.refund(&k);
+        assert!(matches!(limits.admit(&k), Decision::Allowed(u) if u.remaining == Some(0)));
+        assert!(matches!(limits.admit(&k), Decision::QuotaSpent(_)));
+        tokio::time::advance(WINDOW).await;
+        limits.refund(&k);
+        assert!(matches!(limits.admit(&k), Decision::Allowed(u) if u.used == 1));
+        limits.refund(&k);
+        limits.refund(&k);
+        assert_eq!(limits.usage(&k).used, 0, "never below zero");
     }
 
     /// Many threads at once against a small quota: exactly the quota is admitted, never more.

@@ -5,7 +5,7 @@
 //! request faster than the key's rate gets 429 with `Retry-After` (RFC 6585 §4, RFC 9110
 //! §10.2.3), never earlier than the quota's reset. An export's URL may carry a ticket
 //! (`ticket=T`, [`super::ticket`]) instead of the header: the caller is then the key the ticket
-//! stands for, admitted the same way.
+//! stands for, admitted the same way. A request answered `503` is given back ([`super::refund`]).
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -18,6 +18,7 @@ use modoai_gate::Credentials;
 use super::error::{AppError, Spent, Unauthorized};
 use super::links;
 use super::ratelimit::RateLimit;
+use super::refund::Charged;
 use super::state::AppState;
 use super::ticket::{Holder, Progress, Tracked};
 use crate::config::AccessConfig;
@@ -105,6 +106,9 @@ impl<D: Door> FromRequestParts<Arc<AppState>> for Caller<D> {
                 (who, limits, None)
             }
         };
+        if let (Who::Key(key), Some(charged)) = (&who, parts.extensions.get::<Charged>()) {
+            charged.charge(key);
+        }
         Ok(Caller {
             who,
             limits,

@@ -8,13 +8,15 @@
 //! The doors only add routes: `api/` (the JSON API under `/api/v1/`), `ui/` (the pages for
 //! people) and `memento/` (Memento and PWID) each offer `routes()` over [`AppState`], and
 //! [`crate::serve::router`] puts them together. A door imports the shell and the domain
-//! (`search`, `capture`, `keys`), never another door; the shell imports no door.
+//! (`search`, `capture`, `keys`), never another door; the shell imports no door. One layer
+//! over every door (`refund`) gives a request back to its key's quota when the answer is `503`.
 
 mod caller;
 mod error;
 mod form;
 pub(crate) mod links;
 mod ratelimit;
+mod refund;
 mod state;
 mod ticket;
 
@@ -24,6 +26,7 @@ pub(crate) use error::{AppError, Nearby};
 pub(crate) use form::pairs;
 pub(crate) use form::{FromPairs, Pairs, Params};
 pub(crate) use links::Base;
+pub(crate) use refund::refund_unavailable;
 pub use state::AppState;
 pub(crate) use ticket::{Holder, Seen, TICKET_LIFE};
 
