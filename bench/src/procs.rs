@@ -35,6 +35,11 @@ impl Proc {
         status_kib(self.pid(), "VmHWM:").unwrap_or(0) as f64 / 1024.0
     }
 
+    /// Current anonymous resident memory (heap and stacks, not files mapped), in MiB.
+    pub(crate) fn anon_mib(&self) -> f64 {
+        status_kib(self.pid(), "RssAnon:").unwrap_or(0) as f64 / 1024.0
+    }
+
     /// Current resident memory, in MiB.
     pub(crate) fn rss_mib(&self) -> f64 {
         status_kib(self.pid(), "VmRSS:").unwrap_or(0) as f64 / 1024.0
@@ -52,9 +57,10 @@ impl Proc {
     pub(crate) fn wait_usage(mut self) -> anyhow::Result<Usage> {
         let start = Instant::now();
         let before = children_cpu()?;
-        let mut peak = 0f64;
+        let (mut peak, mut peak_anon) = (0f64, 0f64);
         loop {
             peak = peak.max(self.peak_mib());
+            peak_anon = peak_anon.max(self.anon_mib());
             if let Some(status) = self.child.try_wait()? {
                 let took = start.elapsed();
                 let cpu = children_cpu()?.saturating_sub(before);
@@ -62,6 +68,7 @@ impl Proc {
                     status,
                     took,
                     peak,
+                    peak_anon,
                     cpu,
                 });
             }
@@ -97,6 +104,9 @@ pub(crate) struct Usage {
     pub(crate) took: Duration,
     /// Peak resident memory, MiB.
     pub(crate) peak: f64,
+    /// Peak anonymous resident memory as sampled every 10 ms (heap and stacks; the rest of the
+    /// peak is files mapped, pages the kernel can take back), MiB.
+    pub(crate) peak_anon: f64,
     /// User + system CPU time.
     pub(crate) cpu: Duration,
 }

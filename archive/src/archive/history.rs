@@ -7,11 +7,15 @@
 
 use std::collections::HashMap;
 
+use md5::{Digest, Md5};
+
 use super::Entry;
 use crate::warc::RecordType;
 
-/// An item of one list: endpoint, metadata format, identifier.
-type Key = (String, String, String);
+/// An item of one list (endpoint, metadata format, identifier), as the MD5 of the three: 16 bytes
+/// instead of three strings, for an archive's every item. Two items would share a key only by an
+/// MD5 collision of such names, which no harvested list produces by chance.
+type Key = [u8; 16];
 
 /// A deletion, as the harvest that saw it recorded it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,17 +38,18 @@ pub struct Deletion {
     pub last_capture: Option<u64>,
 }
 
-/// The last known state of one item.
+/// The last known state of one item (40 bytes, and its URLs).
 #[derive(Debug, Default)]
 struct Last {
-    /// Ledger position after its last capture, and that capture's file URLs.
-    capture: Option<(u64, Vec<String>)>,
+    /// Ledger position after its last capture, and that capture's file URLs, one per line (a
+    /// URL has no line break).
+    capture: Option<(u64, Box<str>)>,
     /// The datestamp of a deletion seen after that capture.
-    deleted: Option<String>,
+    deleted: Option<Box<str>>,
 }
 
 /// Follows the ledger entry by entry and tells each new deletion (memory: one small record per
-/// item of the archive).
+/// item of the archive, about 150 bytes with its file's URL: 150 MB for a million items).
 #[derive(Debug, Default)]
 pub struct Timeline {
     last: HashMap<Key, Last>,
@@ -63,12 +68,7 @@ impl Timeline {
         if !entry.kind.is_item() {
             return None;
         }
-        let key = (
-            entry.endpoint.clone(),
-            entry.prefix.clone(),
-            entry.identifier.clone(),
-        );
-        let last = self.last.entry(key).or_default();
+        let last = self.last.entry(key_of(entry)).or_default();
         if !entry.deleted {
             *last = Last {
                 capture: Some((at, file_urls(entry))),
@@ -79,9 +79,9 @@ impl Timeline {
         if last.deleted.as_deref() == Some(entry.datestamp.as_str()) {
             return None;
         }
-        last.deleted = Some(entry.datestamp.clone());
+        last.deleted = Some(entry.datestamp.as_str().into());
         let (last_capture, urls) = match &last.capture {
-            Some((pos, urls)) => (Some(*pos), urls.clone()),
+            Some((pos, urls)) => (Some(*pos), urls.lines().map(str::to_owned).collect()),
             None => (None, Vec::new()),
         };
         Some(Deletion {
@@ -100,14 +100,28 @@ impl Timeline {
     }
 }
 
-/// The URLs of an item's files: its `resource` and `revisit` records.
-fn file_urls(entry: &Entry) -> Vec<String> {
-    entry
-        .records
-        .iter()
-        .filter(|r| matches!(r.kind, RecordType::Resource | RecordType::Revisit))
-        .map(|r| r.uri.clone())
-        .collect()
+/// The key of `entry`'s item.
+fn key_of(entry: &Entry) -> Key {
+    let mut md5 = Md5::new();
+    for part in [&entry.endpoint, &entry.prefix, &entry.identifier] {
+        md5.update((part.len() as u64).to_le_bytes());
+        md5.update(part.as_bytes());
+    }
+    md5.finalize().into()
+}
+
+/// The URLs of an item's files (its `resource` and `revisit` records), one per line.
+fn file_urls(entry: &Entry) -> Box<str> {
+    let mut urls = String::new();
+    for r in &entry.records {
+        if matches!(r.kind, RecordType::Resource | RecordType::Revisit) {
+            if !urls.is_empty() {
+                urls.push('\n');
+            }
+            urls.push_str(&r.uri);
+        }
+    }
+    urls.into_boxed_str()
 }
 
 #[cfg(test)]
@@ -167,6 +181,26 @@ mod tests {
         assert_eq!(
             (d.datestamp.as_str(), d.last_capture),
             ("2026-04-01T00:00:00Z", Some(40))
+        );
+    }
+
+    #[test]
+    fn items_whose_names_run_together_alike_are_told_apart() {
+        let mut t = Timeline::new();
+        let mut a = entry("2026-01-01T00:00:00Z", false);
+        (a.prefix, a.identifier) = ("oai_dc".into(), "x".into());
+        let mut b = a.clone();
+        (b.prefix, b.identifier) = ("oai_d".into(), "cx".into());
+        t.see(10, &a);
+        let mut gone = b.clone();
+        (gone.deleted, gone.records) = (true, Vec::new());
+        let d = t.see(20, &gone).unwrap();
+        assert_eq!(d.last_capture, None, "b was never captured: a is another item");
+        assert_eq!(t.see(30, &b), None);
+        let d = t.see(40, &gone).unwrap();
+        assert_eq!(
+            (d.urls, d.last_capture),
+            (vec!["http://s/a.txt".to_owned()], Some(30))
         );
     }
 

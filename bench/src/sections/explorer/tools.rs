@@ -58,12 +58,13 @@ pub(super) fn run(ctx: &Ctx) -> anyhow::Result<Figure> {
         seed: 3,
     };
     tokio::task::block_in_place(|| write(&archive, &spec))?;
-    let (alone, _) = index_in(ctx, &archive, "explorer/tools-state-identify", &[])?;
+    let alone = index_in(ctx, &archive, "explorer/tools-state-identify", &[])?.took;
     std::fs::remove_dir_all(archive.join("explorer-index"))?;
     let table = ctx.dir("explorer/tools-table")?.join("plugins.toml");
     std::fs::write(&table, TOOLS)?;
     let flags = ["--tools", table.to_str().expect("a UTF-8 path")];
-    let (with, peak) = index_in(ctx, &archive, "explorer/tools-state-tools", &flags)?;
+    let tooled = index_in(ctx, &archive, "explorer/tools-state-tools", &flags)?;
+    let (with, peak) = (tooled.took, tooled.peak);
     Ok(figure(n, alone, with, peak))
 }
 
