@@ -195,7 +195,10 @@ mod tests {
         let mut gone = b.clone();
         (gone.deleted, gone.records) = (true, Vec::new());
         let d = t.see(20, &gone).unwrap();
-        assert_eq!(d.last_capture, None, "b was never captured: a is another item");
+        assert_eq!(
+            d.last_capture, None,
+            "b was never captured: a is another item"
+        );
         assert_eq!(t.see(30, &b), None);
         let d = t.see(40, &gone).unwrap();
         assert_eq!(

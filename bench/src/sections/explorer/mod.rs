@@ -118,12 +118,7 @@ fn index_with(ctx: &Ctx, archive: &Path, flags: &[&str]) -> anyhow::Result<Usage
 
 /// `modoai-explorer index --archive DIR FLAGS…` with the bench's folder `state` as its state
 /// folder (its caches): its time and peak memory.
-fn index_in(
-    ctx: &Ctx,
-    archive: &Path,
-    state: &str,
-    flags: &[&str],
-) -> anyhow::Result<Usage> {
+fn index_in(ctx: &Ctx, archive: &Path, state: &str, flags: &[&str]) -> anyhow::Result<Usage> {
     let mut cmd = explorer(ctx);
     cmd.args(["index", "--quiet", "--archive"])
         .arg(archive)

@@ -150,5 +150,9 @@ fn explorer_index(ctx: &Ctx, warc: &Path, dir: &Path) -> anyhow::Result<(f64, f6
             anon = anon.max(usage.peak_anon);
         }
     }
-    Ok((median(&secs), peaks.iter().copied().fold(0.0, f64::max), anon))
+    Ok((
+        median(&secs),
+        peaks.iter().copied().fold(0.0, f64::max),
+        anon,
+    ))
 }
