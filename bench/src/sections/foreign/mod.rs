@@ -116,7 +116,7 @@ fn reader(ctx: &Ctx, warc: &Path, records: u64, peer_secs: f64) -> anyhow::Resul
 /// `modoai-explorer index --archive WARC --index-dir DIR --settle 0`: median seconds, peak MiB
 /// and peak anonymous MiB.
 fn explorer_index(ctx: &Ctx, warc: &Path, dir: &Path) -> anyhow::Result<(f64, f64, f64)> {
-    let (mut secs, mut peaks, mut anon) = (Vec::new(), Vec::new(), 0f64);
+    let (mut secs, mut peak, mut anon) = (Vec::new(), 0f64, 0f64);
     for run in 0..=ctx.runs {
         let index = dir.join(format!("index-{run}"));
         let log = dir.join("explorer.log");
@@ -131,8 +131,7 @@ fn explorer_index(ctx: &Ctx, warc: &Path, dir: &Path) -> anyhow::Result<(f64, f6
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log)?);
         let usage = Proc::spawn("modoai-explorer", &mut cmd)?.wait_usage()?;
-        let (status, took, peak) = (usage.status, usage.took, usage.peak);
-        if !status.success() {
+        if !usage.status.success() {
             let said = std::fs::read_to_string(&log).unwrap_or_default();
             let last = said
                 .lines()
@@ -140,19 +139,16 @@ fn explorer_index(ctx: &Ctx, warc: &Path, dir: &Path) -> anyhow::Result<(f64, f6
                 .or_else(|| said.lines().rev().find(|l| !l.trim().is_empty()))
                 .unwrap_or("");
             anyhow::bail!(
-                "modoai-explorer index --archive FILE.warc.gz does not index a foreign WARC here ({status}): {last}"
+                "modoai-explorer index --archive FILE.warc.gz does not index a foreign WARC here ({}): {last}",
+                usage.status
             );
         }
         let _ = std::fs::remove_dir_all(&index);
         if run > 0 {
-            secs.push(took.as_secs_f64());
-            peaks.push(peak);
+            secs.push(usage.took.as_secs_f64());
+            peak = peak.max(usage.peak);
             anon = anon.max(usage.peak_anon);
         }
     }
-    Ok((
-        median(&secs),
-        peaks.iter().copied().fold(0.0, f64::max),
-        anon,
-    ))
+    Ok((median(&secs), peak, anon))
 }
