@@ -14,7 +14,7 @@ use modoai_archive::archive::{Reader, Timeline};
 use modoai_tools::ToolRunner;
 use tantivy::{IndexWriter, TantivyError};
 
-use super::document::document;
+use super::document::add_all;
 use super::gone::{Gone, GoneWriter};
 use super::jobs;
 use super::schema::SCHEMA_VERSION;
@@ -22,6 +22,10 @@ use super::store::{ArchiveIndex, Checkpoint};
 use crate::capture::{Capture, Loader, Planner};
 use crate::identify::{Batcher, Identifier, MetadataTools};
 use crate::ExplorerError;
+
+/// Captures a job carries at least (fewer at the ledger's end, or with a smaller commit
+/// interval).
+const BATCH: usize = 64;
 
 /// How an index is built.
 #[derive(Clone, Debug)]
@@ -184,7 +188,8 @@ fn run(
     let fail = |e| ExplorerError::index(index.path())(e);
     std::thread::scope(|scope| {
         let cancel = &options.cancel;
-        let producer = scope.spawn(move || produce(reader, name, start, job_tx, cancel));
+        let batch = options.commit_every.clamp(1, BATCH);
+        let producer = scope.spawn(move || produce(reader, name, start, batch, job_tx, cancel));
         for _ in 0..threads {
             let (rx, tx) = (Arc::clone(&job_rx), done_tx.clone());
             let loader = Loader::new(reader, options.tools.clone(), options.runtime.clone());
@@ -204,10 +209,8 @@ fn run(
         let tools = options.metadata_tools.clone();
         let mut batcher = Batcher::new(options.identify.clone(), tools, loader);
         let mut add = |captures: Vec<Capture>, deleted: Vec<Gone>, end: u64| {
-            for c in &captures {
-                report.problems += u64::from(c.problem.is_some());
-                writer.add_document(document(&fields, c)).map_err(fail)?;
-            }
+            report.problems += captures.iter().filter(|c| c.problem.is_some()).count() as u64;
+            add_all(writer, &fields, &captures).map_err(fail)?;
             for g in &deleted {
                 gone.append(g).map_err(ExplorerError::io(gone.path()))?;
             }
@@ -264,8 +267,9 @@ fn run(
     })
 }
 
-/// Reads the ledger from the checkpoint `start` and sends each complete entry's captures and
-/// deletions; true if cancelled. The first job is the one of the ledger before the checkpoint
+/// Reads the ledger from the checkpoint `start` and sends the complete entries' captures and
+/// deletions, `batch` captures or more a job (a job per capture cost two thread wake-ups per
+/// capture); true if cancelled. The first job is the one of the ledger before the checkpoint
 /// when the index does not have its deletions yet.
 ///
 /// A deletion names the file of the item's last capture, which may be before the checkpoint:
@@ -275,6 +279,7 @@ fn produce(
     reader: &Reader,
     name: &str,
     start: Checkpoint,
+    batch: usize,
     jobs: SyncSender<Job>,
     cancel: &AtomicBool,
 ) -> io::Result<bool> {
@@ -282,33 +287,37 @@ fn produce(
     let earlier = warm_up(reader, start, &mut timeline)?;
     let mut entries = reader.entries_after(start.ledger)?.stop_at_incomplete();
     let mut seq = 0;
-    if start.deletions.is_none() && start.ledger > 0 {
-        let job = Job {
-            seq,
-            planned: Vec::new(),
-            then: (earlier, start.ledger),
-        };
-        if jobs.send(job).is_err() {
-            return Ok(cancel.load(Ordering::Relaxed));
-        }
+    let mut send = |planned, then| {
+        let sent = jobs.send(Job { seq, planned, then }).is_ok();
         seq += 1;
+        sent
+    };
+    if start.deletions.is_none() && start.ledger > 0 && !send(Vec::new(), (earlier, start.ledger)) {
+        return Ok(cancel.load(Ordering::Relaxed));
     }
     let mut planner = Planner::new(reader, name);
+    let (mut planned, mut deleted) = (Vec::new(), Vec::new());
+    let (mut end, mut sent) = (start.ledger, start.ledger);
     while let Some(Ok(entry)) = entries.next() {
         if cancel.load(Ordering::Relaxed) {
             return Ok(true);
         }
-        let end = entries.position();
+        end = entries.position();
         let deletion = timeline.see(end, &entry);
-        let job = Job {
-            seq,
-            planned: planner.plan(&entry),
-            then: (deletion.iter().flat_map(Gone::of).collect(), end),
-        };
-        if jobs.send(job).is_err() {
-            return Ok(cancel.load(Ordering::Relaxed));
+        planned.extend(planner.plan(&entry));
+        deleted.extend(deletion.iter().flat_map(Gone::of));
+        if planned.len() >= batch {
+            let job = (std::mem::take(&mut planned), std::mem::take(&mut deleted));
+            if !send(job.0, (job.1, end)) {
+                return Ok(cancel.load(Ordering::Relaxed));
+            }
+            sent = end;
         }
-        seq += 1;
+    }
+    // The entries read since the last job, whether or not they had captures: the checkpoint
+    // moves past them.
+    if end > sent && !send(planned, (deleted, end)) {
+        return Ok(cancel.load(Ordering::Relaxed));
     }
     Ok(cancel.load(Ordering::Relaxed))
 }

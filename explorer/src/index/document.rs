@@ -1,6 +1,7 @@
 //! A capture as an index document.
 
-use tantivy::{DateTime, TantivyDocument};
+use tantivy::indexer::UserOperation;
+use tantivy::{DateTime, IndexWriter, TantivyDocument};
 use time::macros::format_description;
 
 use super::schema::{Fields, EXCERPT_CHARS};
@@ -13,6 +14,17 @@ use crate::capture::{tool_facts, Capture, Foreign};
 pub fn date_value(t: time::OffsetDateTime) -> DateTime {
     const LIMIT: i64 = 9_000_000_000;
     DateTime::from_timestamp_secs(t.unix_timestamp().clamp(-LIMIT, LIMIT))
+}
+
+/// Adds the documents of `captures` to `writer` as one batch: the writer's indexing thread
+/// wakes once for them, not once a document.
+pub(super) fn add_all(
+    writer: &IndexWriter,
+    f: &Fields,
+    captures: &[Capture],
+) -> tantivy::Result<()> {
+    writer.run(captures.iter().map(|c| UserOperation::Add(document(f, c))))?;
+    Ok(())
 }
 
 /// The document of `capture`.

@@ -12,7 +12,7 @@ use modoai_archive::any::{Input, ListOptions, Source, Summary};
 use tantivy::{IndexWriter, TantivyError};
 
 use super::build::{BuildOptions, BuildReport, Progress};
-use super::document::document;
+use super::document::add_all;
 use super::files::{files_checkpoint, not_read, size_of, FileRead, FilesCheckpoint};
 use super::jobs;
 use super::reading::{produce, Job};
@@ -140,10 +140,8 @@ fn run(
         let mut add = |captures: Vec<Capture>, file: String, read: FileRead| {
             for capture in &captures {
                 count(report, capture);
-                writer
-                    .add_document(document(&fields, capture))
-                    .map_err(fail)?;
             }
+            add_all(writer, &fields, &captures).map_err(fail)?;
             let before = at.files.get(&file).and_then(|r| r.resume_at).unwrap_or(0);
             bytes += read.resume_at.unwrap_or(before).saturating_sub(before);
             at.files.insert(file, read);

@@ -2,10 +2,15 @@
 //! `-Date`, by payload digest (whatever the URL: URL-agnostic revisits), and for a
 //! server-not-modified revisit the previous capture of its URL. Captures of this run are
 //! remembered; earlier ones are looked up in the committed index.
+//!
+//! A crawl has an original for most of its records, so what is remembered of each is small: its
+//! names as 16-byte digests, and where its payload is as its file's number and three integers
+//! (about 150 bytes an original, where the names and locations themselves took about a kilobyte).
 
 use std::collections::HashMap;
 
-use modoai_archive::any::Location;
+use modoai_archive::any::{Framing, Location, Source};
+use sha1::{Digest, Sha1};
 use tantivy::collector::TopDocs;
 use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, Value};
@@ -17,14 +22,62 @@ use crate::capture::{Planned, RevisitOf};
 /// Captures looked at per URL in the index for a server-not-modified revisit.
 const PER_URL: usize = 1000;
 
+/// A name (a record id, a digest, a URL with or without a time) as the first 16 bytes of the
+/// SHA-1 of its length-prefixed parts: names that run together alike stay apart.
+type Key = [u8; 16];
+
+fn key(parts: &[&[u8]]) -> Key {
+    let mut h = Sha1::new();
+    for part in parts {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part);
+    }
+    let digest = h.finalize();
+    let mut key = [0; 16];
+    key.copy_from_slice(&digest[..16]);
+    key
+}
+
+/// Kinds of name, so that a record id and a URL with the same text are different keys.
+#[derive(Clone, Copy)]
+enum Name {
+    Id,
+    Sha1,
+    Url,
+}
+
+impl Name {
+    fn key(self, text: &str, time: Option<i64>) -> Key {
+        let kind = [self as u8];
+        let time = time.map(i64::to_le_bytes);
+        let mut parts: Vec<&[u8]> = vec![&kind, text.as_bytes()];
+        if let Some(t) = &time {
+            parts.push(t);
+        }
+        key(&parts)
+    }
+}
+
+/// Where an original's payload is: its file as a number in [`Resolver::sources`].
+#[derive(Clone, Copy)]
+struct At {
+    source: u32,
+    offset: u64,
+    length: u64,
+    framing: Framing,
+}
+
 /// The originals known so far.
 pub(crate) struct Resolver {
     index: Option<(Searcher, Fields)>,
-    by_id: HashMap<String, Location>,
-    by_sha1: HashMap<String, Location>,
-    by_url_time: HashMap<(String, i64), Location>,
-    /// Each URL's captures with a payload, as (time, location), in the order read.
-    by_url: HashMap<String, Vec<(i64, Location)>>,
+    /// The files of the originals, each once, and their numbers.
+    sources: Vec<Source>,
+    numbers: HashMap<Source, u32>,
+    by_id: HashMap<Key, At>,
+    by_sha1: HashMap<Key, At>,
+    by_url_time: HashMap<Key, At>,
+    /// Each URL's captures with a payload, as (time, where), in the order read.
+    by_url: HashMap<Key, Vec<(i64, At)>>,
 }
 
 impl Resolver {
@@ -32,6 +85,8 @@ impl Resolver {
     pub(crate) fn new(index: Option<(Searcher, Fields)>) -> Resolver {
         Resolver {
             index,
+            sources: Vec::new(),
+            numbers: HashMap::new(),
             by_id: HashMap::new(),
             by_sha1: HashMap::new(),
             by_url_time: HashMap::new(),
@@ -44,20 +99,23 @@ impl Resolver {
         let Some(foreign) = &planned.foreign else {
             return;
         };
-        let Some(at) = &foreign.payload else { return };
+        let Some(location) = &foreign.payload else {
+            return;
+        };
+        let at = self.at(location);
         let time = planned.time.unix_timestamp();
         if let Some(id) = &foreign.record_id {
-            self.by_id.insert(id.clone(), at.clone());
+            self.by_id.insert(Name::Id.key(id, None), at);
         }
         if !planned.sha1.is_empty() {
             (self.by_sha1)
-                .entry(planned.sha1.clone())
-                .or_insert_with(|| at.clone());
+                .entry(Name::Sha1.key(&planned.sha1, None))
+                .or_insert(at);
         }
-        let key = (planned.url.clone(), time);
-        self.by_url_time.insert(key, at.clone());
-        let list = self.by_url.entry(planned.url.clone()).or_default();
-        list.push((time, at.clone()));
+        let url = &planned.url;
+        (self.by_url_time).insert(Name::Url.key(url, Some(time)), at);
+        let list = self.by_url.entry(Name::Url.key(url, None)).or_default();
+        list.push((time, at));
     }
 
     /// The original's payload location for the revisit `planned`, which `of` describes.
@@ -70,25 +128,56 @@ impl Resolver {
         let found = of
             .record_id
             .as_ref()
-            .and_then(|id| self.by_id.get(id).cloned())
+            .and_then(|id| self.by_id.get(&Name::Id.key(id, None)))
             .or_else(|| {
                 let t = of.time?;
-                self.by_url_time.get(&(of.url.clone(), t)).cloned()
+                self.by_url_time.get(&Name::Url.key(&of.url, Some(t)))
             })
-            .or_else(|| self.by_sha1.get(sha1?).cloned())
+            .or_else(|| self.by_sha1.get(&Name::Sha1.key(sha1?, None)))
+            .copied()
             .or_else(|| {
                 of.not_modified
                     .then(|| self.last_before(&of.url, time))
                     .flatten()
             });
-        found.or_else(|| self.in_index(of, sha1, time))
+        found
+            .map(|at| self.location(at))
+            .or_else(|| self.in_index(of, sha1, time))
     }
 
     /// The last capture of `url` read before `time`.
-    fn last_before(&self, url: &str, time: i64) -> Option<Location> {
-        let list = self.by_url.get(url)?;
+    fn last_before(&self, url: &str, time: i64) -> Option<At> {
+        let list = self.by_url.get(&Name::Url.key(url, None))?;
         let before = list.iter().filter(|(t, _)| *t <= time);
-        before.max_by_key(|(t, _)| *t).map(|(_, at)| at.clone())
+        before.max_by_key(|(t, _)| *t).map(|(_, at)| *at)
+    }
+
+    /// `location` as kept: its file numbered once.
+    fn at(&mut self, location: &Location) -> At {
+        let source = match self.numbers.get(&location.source) {
+            Some(&n) => n,
+            None => {
+                let n = u32::try_from(self.sources.len()).expect("fewer than 2^32 files");
+                self.sources.push(location.source.clone());
+                self.numbers.insert(location.source.clone(), n);
+                n
+            }
+        };
+        At {
+            source,
+            offset: location.offset,
+            length: location.length,
+            framing: location.framing,
+        }
+    }
+
+    fn location(&self, at: At) -> Location {
+        Location {
+            source: self.sources[at.source as usize].clone(),
+            offset: at.offset,
+            length: at.length,
+            framing: at.framing,
+        }
     }
 
     /// The same lookups in the committed index.
@@ -138,5 +227,18 @@ impl Resolver {
         let mut before: Vec<_> = of_url.iter().filter(|d| doc_time(d) <= time).collect();
         before.sort_by_key(|d| doc_time(d));
         before.iter().rev().find_map(|d| payload(d))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{key, Name};
+
+    #[test]
+    fn names_that_run_together_alike_or_share_a_text_are_different_keys() {
+        assert_ne!(key(&[b"ab", b"c"]), key(&[b"a", b"bc"]));
+        assert_ne!(Name::Id.key("x", None), Name::Url.key("x", None));
+        assert_ne!(Name::Url.key("x", None), Name::Url.key("x", Some(0)));
+        assert_eq!(Name::Sha1.key("x", None), Name::Sha1.key("x", None));
     }
 }
