@@ -102,10 +102,25 @@ impl Timeline {
 
 /// The key of `entry`'s item.
 fn key_of(entry: &Entry) -> Key {
+    names_key(&[
+        entry.endpoint.as_bytes(),
+        entry.prefix.as_bytes(),
+        entry.identifier.as_bytes(),
+    ])
+}
+
+/// The MD5 of `parts`, each prefixed with its length: a 16-byte key for a tuple of names, kept
+/// instead of the names, where names that run together alike (`ab`+`c`, `a`+`bc`) stay apart.
+///
+/// ```
+/// use modoai_archive::archive::names_key;
+/// assert_ne!(names_key(&[b"ab", b"c"]), names_key(&[b"a", b"bc"]));
+/// ```
+pub fn names_key(parts: &[&[u8]]) -> [u8; 16] {
     let mut md5 = Md5::new();
-    for part in [&entry.endpoint, &entry.prefix, &entry.identifier] {
+    for part in parts {
         md5.update((part.len() as u64).to_le_bytes());
-        md5.update(part.as_bytes());
+        md5.update(part);
     }
     md5.finalize().into()
 }

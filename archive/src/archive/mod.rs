@@ -33,7 +33,7 @@ mod state;
 
 pub use compact::get_record_url;
 pub use error::ArchiveError;
-pub use history::{Deletion, Timeline};
+pub use history::{names_key, Deletion, Timeline};
 pub use layout::{ArchiveLayout, NotAnArchive};
 pub use ledger::{record_ref, timestamp14, written, Entry, EntryKind, Written};
 pub use open::{Archive, Original};

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::io;
+use std::mem::take;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, SyncSender};
@@ -307,8 +308,7 @@ fn produce(
         planned.extend(planner.plan(&entry));
         deleted.extend(deletion.iter().flat_map(Gone::of));
         if planned.len() >= batch {
-            let job = (std::mem::take(&mut planned), std::mem::take(&mut deleted));
-            if !send(job.0, (job.1, end)) {
+            if !send(take(&mut planned), (take(&mut deleted), end)) {
                 return Ok(cancel.load(Ordering::Relaxed));
             }
             sent = end;
