@@ -132,7 +132,7 @@ fn without_siegfried_the_index_is_built_with_one_warning() {
     let archive = work.join("archive");
     harvest_didl(&site, &work, &archive);
     // modoai-siegfried is in /usr/local/bin (scripts/setup); the isolation programs and
-    // pdftotext are not.
+    // mutool are not.
     let out = index(&archive, &work.join("state"), Some("/usr/bin:/bin"));
     let said = String::from_utf8_lossy(&out.stderr);
     assert_eq!(said.matches("warning:").count(), 1, "{said}");

@@ -42,6 +42,7 @@ mod hot;
 mod isolate;
 mod loaded;
 mod observe;
+mod pdftext;
 mod plugins;
 mod pool;
 mod probe;

@@ -1,19 +1,20 @@
-//! One external tool run the way the plugins run theirs, for other programs of the workspace
-//! (the explorer extracts PDF text with `pdftotext` through it): the isolation of
-//! `plugins.toml`'s `[settings]` (nice, ionice, prlimit), its timeout and output cap, its bound on
-//! processes at once, its own process group killed at the end.
+//! One external tool run the way the plugins run theirs, for other programs of the workspace: the
+//! isolation of `plugins.toml`'s `[settings]` (nice, ionice, prlimit), its timeout and output cap,
+//! its bound on processes at once, its own process group killed at the end. The explorer reads
+//! PDF text through it, from kept-running MuPDF workers ([`ToolRunner::pdf_text`]).
 
 use std::ffi::OsString;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
 use super::config::PluginsError;
 use super::isolate::Isolation;
+use super::pdftext::PdfText;
 use super::registry::Registry;
-use super::run::{run, Ended, Limits, MAX_STDERR};
+use super::run::{run, Ended, Limits, Outcome, MAX_STDERR};
 
 /// Runs tools with the isolation and limits of a `plugins.toml`'s `[settings]`. Cheap to clone;
 /// clones share the bound on processes at once.
@@ -33,6 +34,11 @@ pub struct ToolRunner {
     isolation: Arc<Isolation>,
     limits: Limits,
     permits: Arc<Semaphore>,
+    /// Processes at once (`max-processes`): as many PDF workers.
+    processes: usize,
+    /// The PDF text workers, made at the first PDF: `Err` when they cannot be (their script
+    /// not written, `stdbuf` missing), `None` when `mutool` is not installed.
+    pdf: Arc<OnceLock<Result<Option<PdfText>, String>>>,
 }
 
 /// What one run produced.
@@ -73,6 +79,8 @@ impl ToolRunner {
                 max_stderr: MAX_STDERR,
             },
             permits: Arc::new(Semaphore::new(registry.max_processes)),
+            processes: registry.max_processes,
+            pdf: Arc::new(OnceLock::new()),
         }
     }
 
@@ -86,6 +94,29 @@ impl ToolRunner {
     pub async fn run(&self, argv: &[OsString]) -> ToolRun {
         let argv = self.isolation.wrap(argv);
         let outcome = run(&argv, None, &self.limits, &self.permits).await;
+        ToolRun::of(outcome)
+    }
+
+    /// The text of the first `pages` pages of the PDF at `path` as stdout, read by a
+    /// kept-running MuPDF worker (`mutool run`) under the isolation and limits: exit code 0 when
+    /// it was read, 1 with MuPDF's reason on stderr when it could not be, [`Ended::NotFound`]
+    /// when `mutool` is not installed. As many workers as processes may run at once.
+    pub async fn pdf_text(&self, path: &Path, pages: u32) -> ToolRun {
+        let workers = self.pdf.get_or_init(|| {
+            PdfText::new(&self.isolation, self.processes)
+                .map_err(|e| format!("cannot start PDF workers: {e}"))
+        });
+        let outcome = match workers {
+            Ok(Some(workers)) => workers.text(path, pages, &self.limits).await,
+            Ok(None) => Outcome::without_output(Ended::NotFound, Duration::ZERO),
+            Err(why) => Outcome::without_output(Ended::Failed(why.clone()), Duration::ZERO),
+        };
+        ToolRun::of(outcome)
+    }
+}
+
+impl ToolRun {
+    fn of(outcome: Outcome) -> Self {
         ToolRun {
             ended: outcome.ended,
             stdout: outcome.stdout,
@@ -110,6 +141,28 @@ mod tests {
         assert!(
             matches!(run.ended, Ended::Exited(Some(_)) | Ended::NotFound),
             "{run:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn pdf_text_comes_from_a_kept_running_worker_under_the_isolation() {
+        let tools = ToolRunner::defaults().unwrap();
+        let report = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/site/docs/report.pdf");
+        for _ in 0..2 {
+            let run = tools.pdf_text(&report, 50).await;
+            assert_eq!(run.ended, Ended::Exited(Some(0)), "{run:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&run.stdout).trim(),
+                "A report from the example site"
+            );
+        }
+        let Some(Ok(Some(pdf))) = tools.pdf.get() else {
+            panic!("the workers were made");
+        };
+        assert_eq!(
+            pdf.starts(),
+            2,
+            "one worker each, in turn, for both requests"
         );
     }
 }

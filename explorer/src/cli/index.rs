@@ -38,7 +38,7 @@ pub(crate) struct IndexArgs {
     /// Captures between two commits (checkpoints).
     #[arg(long, value_name = "N", default_value_t = 50_000)]
     commit_every: usize,
-    /// A plugins.toml whose [settings] (isolation, timeout) pdftotext runs with.
+    /// A plugins.toml whose [settings] (isolation, timeout, processes) the PDF text workers run with.
     #[arg(long, value_name = "FILE")]
     plugins: Option<PathBuf>,
     /// Do not identify the format of captures without a CRATE (Siegfried, by default).

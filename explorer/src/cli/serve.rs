@@ -46,7 +46,7 @@ pub(crate) struct ServeArgs {
     /// explorer's state folder, where `keys add` writes).
     #[arg(long, value_name = "FILE")]
     keys: Option<PathBuf>,
-    /// A plugins.toml whose [settings] (isolation, timeout) pdftotext runs with.
+    /// A plugins.toml whose [settings] (isolation, timeout, processes) the PDF text workers run with.
     #[arg(long, value_name = "FILE")]
     plugins: Option<PathBuf>,
     /// Do not identify the format of captures without a CRATE (Siegfried, by default).

@@ -1,5 +1,5 @@
 //! Text from archived files: title and text of HTML, plain text, XML and PDF (through
-//! `pdftotext`), also when compressed (gzip, bzip2, xz), the language of the text, and its most frequent words.
+//! MuPDF), also when compressed (gzip, bzip2, xz), the language of the text, and its most frequent words.
 
 mod compressed;
 mod html;
@@ -27,7 +27,7 @@ pub enum TextKind {
     Html,
     /// `application/xml`, `text/xml`, `*+xml`.
     Xml,
-    /// `application/pdf`, through `pdftotext`.
+    /// `application/pdf`, through MuPDF's kept-running workers.
     Pdf,
     /// Other `text/*`, JSON.
     Plain,

@@ -1,5 +1,5 @@
-//! PDF text through poppler's `pdftotext`, run like the CRATE plugins (isolated, with their
-//! timeout and output cap: [`ToolRunner`]).
+//! PDF text through MuPDF, kept-running `mutool run` workers run like the CRATE plugins'
+//! resident tools (isolated, with their timeout and output cap: [`ToolRunner::pdf_text`]).
 
 use std::path::Path;
 
@@ -12,46 +12,34 @@ const MAX_PAGES: u32 = 50;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PdfError {
-    /// `pdftotext` is not installed.
-    #[error("pdftotext is not installed (Debian: poppler-utils; scripts/setup installs it)")]
+    /// `mutool` is not installed.
+    #[error("mutool is not installed (Debian: mupdf-tools; scripts/setup installs it)")]
     Missing,
     /// It ran past the timeout and was killed.
-    #[error("pdftotext ran past its timeout")]
+    #[error("MuPDF ran past its timeout reading the PDF")]
     Timeout,
-    /// It failed (a damaged or encrypted PDF).
-    #[error("pdftotext failed: {0}")]
+    /// It failed (a damaged or encrypted PDF, a worker that died).
+    #[error("MuPDF could not read the PDF: {0}")]
     Failed(String),
 }
 
-/// The text of the PDF at `path`: `pdftotext -enc UTF-8 -l 50 -q PATH -`, page breaks (form
-/// feeds) as new lines.
+/// The text of the first 50 pages of the PDF at `path`, a line of text per line.
 pub async fn pdf_text(tools: &ToolRunner, path: &Path) -> Result<String, PdfError> {
-    let argv = [
-        "pdftotext".into(),
-        "-enc".into(),
-        "UTF-8".into(),
-        "-l".into(),
-        MAX_PAGES.to_string().into(),
-        "-q".into(),
-        path.as_os_str().to_owned(),
-        "-".into(),
-    ];
-    let run = tools.run(&argv).await;
+    let run = tools.pdf_text(path, MAX_PAGES).await;
     match run.ended {
-        Ended::Exited(Some(0)) => {
-            let text = String::from_utf8_lossy(&run.stdout).replace('\u{c}', "\n");
-            Ok(super::cut(text))
-        }
+        Ended::Exited(Some(0)) => Ok(super::cut(
+            String::from_utf8_lossy(&run.stdout).into_owned(),
+        )),
         Ended::NotFound => Err(PdfError::Missing),
         Ended::TimedOut => Err(PdfError::Timeout),
-        // Through prlimit, a missing program is its exit 127 ("failed to execute").
-        Ended::Exited(Some(127)) => Err(PdfError::Missing),
         other => {
             let stderr = String::from_utf8_lossy(&run.stderr);
             let line = stderr.lines().next().unwrap_or_default();
-            Err(PdfError::Failed(
-                format!("{other:?} {line}").trim().to_owned(),
-            ))
+            let why = match other {
+                Ended::Exited(Some(1)) => line.to_owned(),
+                other => format!("{other:?} {line}"),
+            };
+            Err(PdfError::Failed(why.trim().to_owned()))
         }
     }
 }

@@ -37,9 +37,9 @@ pub struct BuildOptions {
     pub threads: usize,
     /// Memory of the index writer, bytes (split between two writer threads).
     pub memory: usize,
-    /// How `pdftotext` runs.
+    /// How the PDF text workers (MuPDF) run.
     pub tools: ToolRunner,
-    /// The runtime `pdftotext` runs on.
+    /// The runtime the PDF text workers are driven on.
     pub runtime: tokio::runtime::Handle,
     /// Identifies the format of captures without one (no CRATE); none: not identified.
     pub identify: Option<Identifier>,
