@@ -23,10 +23,12 @@ use super::run::{run, Ended, Limits, Outcome, MAX_STDERR};
 /// # async fn f() -> Result<(), modoai_tools::PluginsError> {
 /// use modoai_tools::{Ended, ToolRunner};
 /// let tools = ToolRunner::defaults()?;
-/// let run = tools.run(&["pdftotext".into(), "-q".into(), "a.pdf".into(), "-".into()]).await;
+/// let run = tools.run(&["pdfinfo".into(), "a.pdf".into()]).await;
 /// if run.ended == Ended::Exited(Some(0)) {
 ///     println!("{}", String::from_utf8_lossy(&run.stdout));
 /// }
+/// let text = tools.pdf_text("a.pdf".as_ref(), 50).await;
+/// println!("{}", String::from_utf8_lossy(&text.stdout));
 /// # Ok(()) }
 /// ```
 #[derive(Clone, Debug)]

@@ -15,9 +15,13 @@ use crate::extract::{
     MAX_TEXT_INPUT,
 };
 
-/// PDF bytes given to `pdftotext` at most (as the plugins' `max-input-bytes`): larger PDFs are
+/// PDF bytes given to MuPDF at most (as the plugins' `max-input-bytes`): larger PDFs are
 /// indexed without text.
 pub const MAX_PDF_INPUT: u64 = 256 << 20;
+/// PDFs up to this size are written for MuPDF to the memory-backed scratch folder
+/// (`modoai_tools::scratch`: a file made and removed on a disk file system costs an inode search,
+/// a few per cent of a foreign crawl's time); larger ones to the system's temporary folder.
+const PDF_IN_SCRATCH: u64 = 8 << 20;
 
 /// The CRATE record at `at` in the archive at `dir`, read: its HTTP status and headers and each
 /// plugin's results. `None` when it cannot be read.
@@ -37,7 +41,7 @@ pub struct Loader<'a> {
 }
 
 impl<'a> Loader<'a> {
-    /// A loader reading `reader`'s archive, running `pdftotext` through `tools` on `runtime`.
+    /// A loader reading `reader`'s archive, reading PDF text through `tools` on `runtime`.
     pub fn new(reader: &'a Reader, tools: ToolRunner, runtime: tokio::runtime::Handle) -> Self {
         Loader {
             reader: Some(reader),
@@ -199,7 +203,10 @@ impl<'a> Loader<'a> {
             TextKind::None => Ok(()),
             TextKind::Pdf if capture.size > MAX_PDF_INPUT => Ok(()),
             TextKind::Pdf => {
-                let mut file = tempfile::NamedTempFile::new()?;
+                let mut file = match capture.size <= PDF_IN_SCRATCH {
+                    true => tempfile::NamedTempFile::new_in(modoai_tools::scratch::folder())?,
+                    false => tempfile::NamedTempFile::new()?,
+                };
                 io::copy(block, &mut file)?;
                 let text = self
                     .runtime
