@@ -32,7 +32,7 @@ pub(crate) struct Pool<W> {
     residents: Vec<Resident<W>>,
 }
 
-impl<W: Batches> Pool<W> {
+impl<W: Worker> Pool<W> {
     /// `workers` workers (at least one) of the tool `name`, each run as `argv` under
     /// `isolation`; nothing starts until the first batch or [`Kept::start_now`].
     pub(crate) fn with_argv(
@@ -52,12 +52,19 @@ impl<W: Batches> Pool<W> {
         self.residents.len()
     }
 
+    /// Worker `i`, modulo the number of workers.
+    pub(crate) fn resident(&self, i: usize) -> &Resident<W> {
+        &self.residents[i % self.residents.len()]
+    }
+}
+
+impl<W: Batches> Pool<W> {
     /// Sends `paths` as one batch to worker `part` (modulo the number of workers), within
     /// `limits`: what a one-shot run of the tool on `paths` would have written, its exit code 0.
     /// On a timeout the worker is killed and [`Ended::TimedOut`] returned, like a batch
     /// process's; the next batch starts a fresh worker.
     pub(crate) async fn analyse(&self, part: usize, paths: &[PathBuf], limits: &Limits) -> Outcome {
-        let resident = &self.residents[part % self.residents.len()];
+        let resident = self.resident(part);
         let mut out = Capture::new(limits.max_stdout);
         let mut err = Capture::new(limits.max_stderr);
         let (answer, started) = resident
@@ -71,15 +78,9 @@ impl<W: Batches> Pool<W> {
         };
         Outcome::captured(ended, out, err, started)
     }
-
-    /// Worker `i` (tests of the replacement).
-    #[cfg(test)]
-    pub(crate) fn resident(&self, i: usize) -> &Resident<W> {
-        &self.residents[i]
-    }
 }
 
-impl<W: Batches> Kept for Pool<W> {
+impl<W: Worker> Kept for Pool<W> {
     fn start_now(&self) {
         self.residents.iter().for_each(Resident::start_now);
     }

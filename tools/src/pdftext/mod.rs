@@ -16,8 +16,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use super::isolate::Isolation;
+use super::pool::Pool;
 use super::program::find_program;
-use super::resident::Resident;
 use super::run::{Capture, Ended, Limits, Outcome};
 use worker::{Answer, Worker};
 
@@ -27,7 +27,7 @@ const SCRIPT: &str = include_str!("pdftext.js");
 /// Kept-running `mutool run` processes that read PDF text.
 #[derive(Debug)]
 pub(crate) struct PdfText {
-    residents: Vec<Resident<Worker>>,
+    workers: Pool<Worker>,
     /// Which worker the next request goes to (in turn).
     next: AtomicUsize,
     /// The folder holding the script; removed when the workers go.
@@ -60,11 +60,8 @@ impl PdfText {
             "run".into(),
             script.into(),
         ];
-        let residents = (0..workers.max(1))
-            .map(|_| Resident::new("mutool", argv.clone(), isolation.clone()))
-            .collect();
         Ok(Some(PdfText {
-            residents,
+            workers: Pool::with_argv("mutool", argv, isolation.clone(), workers),
             next: AtomicUsize::new(0),
             _script: dir,
         }))
@@ -78,7 +75,7 @@ impl PdfText {
             Err(e) => return Outcome::without_output(Ended::Failed(e.to_string()), Duration::ZERO),
         };
         let turn = self.next.fetch_add(1, Ordering::Relaxed);
-        let resident = &self.residents[turn % self.residents.len()];
+        let resident = self.workers.resident(turn);
         let mut out = Capture::new(limits.max_stdout);
         let mut err = Capture::new(limits.max_stderr);
         let (answer, started) = resident
@@ -105,7 +102,8 @@ impl PdfText {
     /// Worker processes started so far.
     #[cfg(test)]
     pub(crate) fn starts(&self) -> usize {
-        self.residents.iter().map(Resident::starts).sum()
+        use super::resident::Kept;
+        self.workers.starts()
     }
 }
 

@@ -54,7 +54,7 @@ async fn a_dead_or_timed_out_worker_is_replaced_and_the_text_is_capped() {
         pdf.text(&report(), 50, &limits()).await.ended,
         Ended::Exited(Some(0))
     );
-    pdf.residents[0].kill_idle().await;
+    pdf.workers.resident(0).kill_idle().await;
     assert_eq!(
         pdf.text(&report(), 50, &limits()).await.ended,
         Ended::Exited(Some(0))
@@ -74,7 +74,7 @@ async fn a_dead_or_timed_out_worker_is_replaced_and_the_text_is_capped() {
     };
     assert_eq!(pdf.text(&fifo, 50, &short).await.ended, Ended::TimedOut);
     assert!(
-        !pdf.residents[0].has_idle().await,
+        !pdf.workers.resident(0).has_idle().await,
         "the timed-out worker was killed"
     );
     let capped = Limits {
