@@ -24,7 +24,7 @@ const TARGET_WARC_OF_CAT: f64 = 0.5;
 const ENDS: usize = 10;
 
 pub(super) async fn run(ctx: &Ctx, archive: &Path) -> anyhow::Result<Vec<Figure>> {
-    let (server, base) = serve(ctx, archive).await?;
+    let (server, base) = serve(ctx, archive, None).await?;
     let http = Http::new();
     let (pages, hits, first, last) = walk(&http, &base).await?;
     let mut figures = vec![Figure::new(

@@ -6,7 +6,7 @@
 //! smaller archive indexed with identification alone and with `--tools` (JHOVE, md5).
 
 mod export;
-mod search;
+pub(crate) mod search;
 mod tools;
 
 use std::path::Path;
@@ -138,8 +138,13 @@ pub(crate) fn explorer(ctx: &Ctx) -> Command {
     c
 }
 
-/// `modoai-explorer serve` over `archive` with the API open, answering once the index is open.
-pub(crate) async fn serve(ctx: &Ctx, archive: &Path) -> anyhow::Result<(Proc, String)> {
+/// `modoai-explorer serve` over `archive` with the API open, answering once the index is open;
+/// `index_dir`: where a foreign collection's index is (`--index-dir`).
+pub(crate) async fn serve(
+    ctx: &Ctx,
+    archive: &Path,
+    index_dir: Option<&Path>,
+) -> anyhow::Result<(Proc, String)> {
     let port = free_port()?;
     let config = archive.with_extension("toml");
     std::fs::write(
@@ -160,6 +165,9 @@ pub(crate) async fn serve(ctx: &Ctx, archive: &Path) -> anyhow::Result<(Proc, St
     .arg(archive.with_extension("keys.toml"))
     .stdout(Stdio::null())
     .stderr(Stdio::null());
+    if let Some(dir) = index_dir {
+        cmd.arg("--index-dir").arg(dir).args(["--settle", "0"]);
+    }
     let proc = Proc::spawn("modoai-explorer serve", &mut cmd)?;
     let base = format!("http://127.0.0.1:{port}");
     let http = crate::http::Http::new();
@@ -190,7 +198,7 @@ async fn timemap(ctx: &Ctx) -> anyhow::Result<Figure> {
     };
     tokio::task::block_in_place(|| write(&archive, &spec))?;
     index(ctx, &archive)?;
-    let (server, base) = serve(ctx, &archive).await?;
+    let (server, base) = serve(ctx, &archive, None).await?;
     let http = crate::http::Http::new();
     let url = format!("{base}/timemap/link/{HOT_URL}");
     let mut ours = Vec::new();

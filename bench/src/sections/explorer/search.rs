@@ -8,26 +8,10 @@ use crate::report::{percentile, Figure};
 use crate::sections::Ctx;
 
 pub(super) async fn run(ctx: &Ctx, archive: &Path) -> anyhow::Result<Vec<Figure>> {
-    let (server, base) = serve(ctx, archive).await?;
+    let (server, base) = serve(ctx, archive, None).await?;
     let http = Http::new();
     let words = words(&http, &base).await?;
-    let queries: Vec<String> = (0..ctx.size(400, 40))
-        .map(|i| {
-            let q = if i % 3 == 0 {
-                format!(
-                    "{} {}",
-                    words[i % words.len()],
-                    words[(i * 7 + 1) % words.len()]
-                )
-            } else {
-                words[(i * 13) % words.len()].clone()
-            };
-            format!(
-                "{base}/api/v1/search?q={}&facets=year,host,mime",
-                encode(&q)
-            )
-        })
-        .collect();
+    let queries = queries(&base, &words, ctx.size(400, 40), "year,host,mime");
     // Warm-up: the first query loads the word segmenter's dictionary.
     http.get(&queries[0]).await?;
     let mut figures = Vec::new();
@@ -61,8 +45,23 @@ pub(super) async fn run(ctx: &Ctx, archive: &Path) -> anyhow::Result<Vec<Figure>
     Ok(figures)
 }
 
+/// `n` searches of one or two of `words` (every third has two), each asking for `facets`.
+pub(crate) fn queries(base: &str, words: &[String], n: usize, facets: &str) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            let q = if i % 3 == 0 {
+                let second = &words[(i * 7 + 1) % words.len()];
+                format!("{} {second}", words[i % words.len()])
+            } else {
+                words[(i * 13) % words.len()].clone()
+            };
+            format!("{base}/api/v1/search?q={}&facets={facets}", encode(&q))
+        })
+        .collect()
+}
+
 /// Words of the archive (its word cloud), for the queries.
-async fn words(http: &Http, base: &str) -> anyhow::Result<Vec<String>> {
+pub(crate) async fn words(http: &Http, base: &str) -> anyhow::Result<Vec<String>> {
     let r = http.get(&format!("{base}/api/v1/terms?size=100")).await?;
     let body = String::from_utf8_lossy(&r.tail).into_owned();
     let at = body.find("{\"total\"").unwrap_or(0);
@@ -78,7 +77,11 @@ async fn words(http: &Http, base: &str) -> anyhow::Result<Vec<String>> {
 }
 
 /// p50 and p99 in ms of `queries` sent by `clients` clients at once (each its share, in turn).
-async fn latencies(http: &Http, queries: &[String], clients: usize) -> anyhow::Result<(f64, f64)> {
+pub(crate) async fn latencies(
+    http: &Http,
+    queries: &[String],
+    clients: usize,
+) -> anyhow::Result<(f64, f64)> {
     let mut tasks = Vec::new();
     for c in 0..clients {
         let mine: Vec<String> = queries.iter().skip(c).step_by(clients).cloned().collect();

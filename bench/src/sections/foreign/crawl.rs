@@ -6,6 +6,7 @@
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::ops::Range;
 use std::path::Path;
 
 use flate2::write::GzEncoder;
@@ -31,9 +32,44 @@ struct Original {
     digest: String,
 }
 
-/// Writes a crawl of at least `size` bytes to `path`; `repo` holds the example site, whose
-/// photo, logo and report are the images and PDFs (each JPEG and PDF made distinct by a comment).
-pub(crate) fn write(path: &Path, size: u64, repo: &Path) -> anyhow::Result<Written> {
+/// How much a crawl holds, and how long its pages are.
+#[derive(Clone, Debug)]
+pub(crate) struct Shape {
+    /// Bytes of the file at least (`None`: no bound).
+    pub(crate) bytes: Option<u64>,
+    /// Records at least (`None`: no bound); the crawl ends at the first bound reached.
+    pub(crate) records: Option<u64>,
+    /// Paragraphs of 20 to 120 words a page has (the end excluded).
+    pub(crate) paragraphs: Range<u32>,
+}
+
+impl Shape {
+    /// At least `bytes` bytes, pages of 3 to 29 paragraphs (about 4 to 16 KB of text).
+    pub(crate) fn bytes(bytes: u64) -> Shape {
+        Shape {
+            bytes: Some(bytes),
+            records: None,
+            paragraphs: 3..30,
+        }
+    }
+
+    /// `records` records, pages of one to three paragraphs (about 150 B to 3 KB of text).
+    pub(crate) fn records(records: u64) -> Shape {
+        Shape {
+            bytes: None,
+            records: Some(records),
+            paragraphs: 1..4,
+        }
+    }
+
+    fn done(&self, w: &Written) -> bool {
+        self.bytes.is_some_and(|b| w.bytes >= b) || self.records.is_some_and(|r| w.records >= r)
+    }
+}
+
+/// Writes a crawl of `shape` to `path`; `repo` holds the example site, whose photo, logo and
+/// report are the images and PDFs (each JPEG and PDF made distinct by a comment).
+pub(crate) fn write(path: &Path, shape: &Shape, repo: &Path) -> anyhow::Result<Written> {
     let site = repo.join("examples/site");
     let jpeg = std::fs::read(site.join("images/sunset.jpg"))?;
     let png = std::fs::read(site.join("images/logo.png"))?;
@@ -55,7 +91,7 @@ pub(crate) fn write(path: &Path, size: u64, repo: &Path) -> anyhow::Result<Writt
     done.records += 1;
     let (mut logo, mut pages): (Option<Original>, Vec<Original>) = (None, Vec::new());
     let mut i = 0u64;
-    while done.bytes < size {
+    while !shape.done(&done) {
         i += 1;
         let host = format!("http://site{}.example.org", i % 97);
         let (written, revisit) = match i % 10 {
@@ -90,7 +126,7 @@ pub(crate) fn write(path: &Path, size: u64, repo: &Path) -> anyhow::Result<Writt
             }
             _ => {
                 let uri = format!("{host}/articles/{i}.html");
-                let body = words.page(&mut rng);
+                let body = words.page(&mut rng, shape.paragraphs.clone());
                 let n = response(&mut out, &uri, i, "text/html; charset=utf-8", &body)?;
                 if pages.len() < 10_000 {
                     pages.push(original(&uri, i, &body));
@@ -273,15 +309,15 @@ impl Words {
         &self.0[(r * r * r * self.0.len() as f64) as usize]
     }
 
-    /// An HTML page: a title and 3 to 30 paragraphs of 20 to 120 words.
-    fn page(&self, rng: &mut StdRng) -> Vec<u8> {
+    /// An HTML page: a title and `paragraphs` paragraphs of 20 to 120 words.
+    fn page(&self, rng: &mut StdRng, paragraphs: Range<u32>) -> Vec<u8> {
         let mut html = String::from("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>");
         for _ in 0..rng.random_range(2..8) {
             html.push_str(self.word(rng));
             html.push(' ');
         }
         html.push_str("</title></head><body>\n");
-        for _ in 0..rng.random_range(3..30) {
+        for _ in 0..rng.random_range(paragraphs) {
             html.push_str("<p>");
             for _ in 0..rng.random_range(20..120) {
                 html.push_str(self.word(rng));

@@ -1,11 +1,13 @@
 //! Foreign archives: a synthetic crawl WARC (`crawl`) read by the reader of any web archive
 //! (`modoai_archive::any::Records`) and indexed by `modoai-explorer index --archive`, each next to
-//! `cdxj-indexer` writing only a URL index of the same file, and the explorer's peak memory.
+//! `cdxj-indexer` writing only a URL index of the same file, and the explorer's peak memory; and
+//! the search of a million foreign captures (`search`).
 //!
 //! When the explorer cannot index the WARC, its rows are left out with the reason on stderr; the
 //! reader's row and the rest of the bench still run.
 
 mod crawl;
+mod search;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -14,7 +16,7 @@ use std::time::Instant;
 use modoai_archive::any::{Found, ReadOptions, Records, Source};
 
 use super::{Ctx, MB};
-use crate::procs::{timed, Proc};
+use crate::procs::{timed, Proc, Usage};
 use crate::report::{median, Figure};
 
 const GB: f64 = 1e9;
@@ -24,7 +26,7 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
     let dir = ctx.dir("foreign")?;
     let warc = dir.join("crawl.warc.gz");
     let started = Instant::now();
-    let written = crawl::write(&warc, size, &ctx.bins.repo)?;
+    let written = crawl::write(&warc, &crawl::Shape::bytes(size), &ctx.bins.repo)?;
     eprintln!(
         "bench: foreign: crawl.warc.gz of {:.0} MB, {} records ({} revisits) written in {:.1} s",
         written.bytes as f64 / MB,
@@ -55,6 +57,10 @@ pub(crate) async fn run(ctx: &Ctx) -> anyhow::Result<Vec<Figure>> {
             );
         }
         Err(e) => eprintln!("bench: foreign: explorer rows left out: {e:#}"),
+    }
+    match search::run(ctx, &dir).await {
+        Ok(figure) => figures.push(figure),
+        Err(e) => eprintln!("bench: foreign: search row left out: {e:#}"),
     }
     Ok(figures)
 }
@@ -119,30 +125,7 @@ fn explorer_index(ctx: &Ctx, warc: &Path, dir: &Path) -> anyhow::Result<(f64, f6
     let (mut secs, mut peak, mut anon) = (Vec::new(), 0f64, 0f64);
     for run in 0..=ctx.runs {
         let index = dir.join(format!("index-{run}"));
-        let log = dir.join("explorer.log");
-        let mut cmd = Command::new(ctx.bins.dir.join("modoai-explorer"));
-        cmd.arg("index")
-            .arg("--archive")
-            .arg(warc)
-            .arg("--index-dir")
-            .arg(&index)
-            // The WARC was just written: read it now rather than wait for it to settle.
-            .args(["--settle", "0"])
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log)?);
-        let usage = Proc::spawn("modoai-explorer", &mut cmd)?.wait_usage()?;
-        if !usage.status.success() {
-            let said = std::fs::read_to_string(&log).unwrap_or_default();
-            let last = said
-                .lines()
-                .find(|l| l.to_lowercase().contains("error"))
-                .or_else(|| said.lines().rev().find(|l| !l.trim().is_empty()))
-                .unwrap_or("");
-            anyhow::bail!(
-                "modoai-explorer index --archive FILE.warc.gz does not index a foreign WARC here ({}): {last}",
-                usage.status
-            );
-        }
+        let usage = index_once(ctx, warc, &index)?;
         let _ = std::fs::remove_dir_all(&index);
         if run > 0 {
             secs.push(usage.took.as_secs_f64());
@@ -151,4 +134,39 @@ fn explorer_index(ctx: &Ctx, warc: &Path, dir: &Path) -> anyhow::Result<(f64, f6
         }
     }
     Ok((median(&secs), peak, anon))
+}
+
+/// One `modoai-explorer index --archive WARC --index-dir INDEX --settle 0`, its log and its
+/// state folder (the identification cache, empty: every payload is identified, as at a first
+/// index) beside `INDEX`; an error with the log's first error line when it fails.
+fn index_once(ctx: &Ctx, warc: &Path, index: &Path) -> anyhow::Result<Usage> {
+    let log = index.with_extension("log");
+    let state = index.with_extension("state");
+    let _ = std::fs::remove_dir_all(&state);
+    let mut cmd = Command::new(ctx.bins.dir.join("modoai-explorer"));
+    cmd.env("XDG_STATE_HOME", &state)
+        .arg("index")
+        .arg("--archive")
+        .arg(warc)
+        .arg("--index-dir")
+        .arg(index)
+        // The WARC was just written: read it now rather than wait for it to settle.
+        .args(["--settle", "0"])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log)?);
+    let usage = Proc::spawn("modoai-explorer", &mut cmd)?.wait_usage()?;
+    let _ = std::fs::remove_dir_all(&state);
+    if !usage.status.success() {
+        let said = std::fs::read_to_string(&log).unwrap_or_default();
+        let last = said
+            .lines()
+            .find(|l| l.to_lowercase().contains("error"))
+            .or_else(|| said.lines().rev().find(|l| !l.trim().is_empty()))
+            .unwrap_or("");
+        anyhow::bail!(
+            "modoai-explorer index --archive FILE.warc.gz does not index a foreign WARC here ({}): {last}",
+            usage.status
+        );
+    }
+    Ok(usage)
 }
