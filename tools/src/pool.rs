@@ -1,10 +1,12 @@
-//! The kept-running identifiers, FIDO and Siegfried: one process per permit of the process
-//! limit for each such plugin, so that a page's files can be split over them and identified on
-//! every core at once.
+//! Kept-running workers of one tool, one process per permit of the process limit, so that work
+//! is split over them and done on every core at once: the identifiers FIDO and Siegfried, and
+//! MuPDF's PDF text ([`super::pdftext`]).
 //!
-//! Both read paths on stdin and answer each batch as soon as it is read; the protocol of each
-//! (how a batch is sent, how its answer ends) is its [`Batches`] worker. The workers start with
-//! the server (or at the first batch) and are replaced like ExifTool's ([`super::resident`]).
+//! The identifiers read paths on stdin and answer each batch as soon as it is read; the protocol
+//! of each (how a batch is sent, how its answer ends) is its [`Batches`] worker. The workers start
+//! with the server (or at the first request) and are replaced like ExifTool's
+//! ([`super::resident`]); [`Pool::ask`] is how any request to one of them becomes an
+//! [`Outcome`].
 
 use std::ffi::OsString;
 use std::io;
@@ -56,6 +58,32 @@ impl<W: Worker> Pool<W> {
     pub(crate) fn resident(&self, i: usize) -> &Resident<W> {
         &self.residents[i % self.residents.len()]
     }
+
+    /// Worker `i`'s (modulo the number of workers) answer to `ask` within `limits`, what it
+    /// writes kept in an output and an error capture at most as long as the limits allow: `then`
+    /// tells how an answer ended (and may add to the error capture); a timeout, an error or a
+    /// worker that cannot start ends as [`Resident::exchange`] says, and the worker is replaced.
+    pub(crate) async fn ask<T>(
+        &self,
+        i: usize,
+        limits: &Limits,
+        ask: impl AsyncFnOnce(&mut W, &mut Capture, &mut Capture) -> io::Result<T>,
+        then: impl FnOnce(T, &mut Capture) -> Ended,
+    ) -> Outcome {
+        let mut out = Capture::new(limits.max_stdout);
+        let mut err = Capture::new(limits.max_stderr);
+        let (answer, started) = self
+            .resident(i)
+            .exchange(limits.timeout, async |w: &mut W| {
+                ask(w, &mut out, &mut err).await
+            })
+            .await;
+        let ended = match answer {
+            Ok(answer) => then(answer, &mut err),
+            Err(ended) => ended,
+        };
+        Outcome::captured(ended, out, err, started)
+    }
 }
 
 impl<W: Batches> Pool<W> {
@@ -64,19 +92,11 @@ impl<W: Batches> Pool<W> {
     /// On a timeout the worker is killed and [`Ended::TimedOut`] returned, like a batch
     /// process's; the next batch starts a fresh worker.
     pub(crate) async fn analyse(&self, part: usize, paths: &[PathBuf], limits: &Limits) -> Outcome {
-        let resident = self.resident(part);
-        let mut out = Capture::new(limits.max_stdout);
-        let mut err = Capture::new(limits.max_stderr);
-        let (answer, started) = resident
-            .exchange(limits.timeout, async |w: &mut W| {
-                w.exchange(paths, &mut out, &mut err).await
-            })
-            .await;
-        let ended = match answer {
-            Ok(()) => Ended::Exited(Some(0)),
-            Err(ended) => ended,
+        let ask = async |w: &mut W, out: &mut Capture, err: &mut Capture| {
+            w.exchange(paths, out, err).await
         };
-        Outcome::captured(ended, out, err, started)
+        self.ask(part, limits, ask, |(), _| Ended::Exited(Some(0)))
+            .await
     }
 }
 

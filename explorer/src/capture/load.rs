@@ -203,9 +203,10 @@ impl<'a> Loader<'a> {
             TextKind::None => Ok(()),
             TextKind::Pdf if capture.size > MAX_PDF_INPUT => Ok(()),
             TextKind::Pdf => {
-                let mut file = match capture.size <= PDF_IN_SCRATCH {
-                    true => tempfile::NamedTempFile::new_in(modoai_tools::scratch::folder())?,
-                    false => tempfile::NamedTempFile::new()?,
+                let mut file = if capture.size <= PDF_IN_SCRATCH {
+                    tempfile::NamedTempFile::new_in(modoai_tools::scratch::folder())?
+                } else {
+                    tempfile::NamedTempFile::new()?
                 };
                 io::copy(block, &mut file)?;
                 let text = self

@@ -75,28 +75,21 @@ impl PdfText {
             Err(e) => return Outcome::without_output(Ended::Failed(e.to_string()), Duration::ZERO),
         };
         let turn = self.next.fetch_add(1, Ordering::Relaxed);
-        let resident = self.workers.resident(turn);
-        let mut out = Capture::new(limits.max_stdout);
-        let mut err = Capture::new(limits.max_stderr);
-        let (answer, started) = resident
-            .exchange(limits.timeout, async |w: &mut Worker| {
-                w.text(&request, &mut out).await
-            })
-            .await;
-        let ended = match answer {
-            Ok(Answer::Read { failed, .. }) => {
+        let ask =
+            async |w: &mut Worker, out: &mut Capture, _: &mut Capture| w.text(&request, out).await;
+        let then = |answer, err: &mut Capture| match answer {
+            Answer::Read { failed, .. } => {
                 if failed > 0 {
                     err.push(format!("{failed} pages could not be read\n").as_bytes());
                 }
                 Ended::Exited(Some(0))
             }
-            Ok(Answer::Unreadable(why)) => {
+            Answer::Unreadable(why) => {
                 err.push(why.as_bytes());
                 Ended::Exited(Some(1))
             }
-            Err(ended) => ended,
         };
-        Outcome::captured(ended, out, err, started)
+        self.workers.ask(turn, limits, ask, then).await
     }
 
     /// Worker processes started so far.

@@ -139,7 +139,8 @@ pub(crate) fn explorer(ctx: &Ctx) -> Command {
 }
 
 /// `modoai-explorer serve` over `archive` with the API open, answering once the index is open;
-/// `index_dir`: where a foreign collection's index is (`--index-dir`).
+/// `index_dir`: where a foreign collection's index is (`--index-dir`), its files read at once
+/// (`--settle 0`: the bench has just written them).
 pub(crate) async fn serve(
     ctx: &Ctx,
     archive: &Path,

@@ -62,10 +62,8 @@ pub(crate) fn queries(base: &str, words: &[String], n: usize, facets: &str) -> V
 
 /// Words of the archive (its word cloud), for the queries.
 pub(crate) async fn words(http: &Http, base: &str) -> anyhow::Result<Vec<String>> {
-    let r = http.get(&format!("{base}/api/v1/terms?size=100")).await?;
-    let body = String::from_utf8_lossy(&r.tail).into_owned();
-    let at = body.find("{\"total\"").unwrap_or(0);
-    let v: serde_json::Value = serde_json::from_str(&body[at..])?;
+    let body = http.text(&format!("{base}/api/v1/terms?size=100")).await?;
+    let v: serde_json::Value = serde_json::from_str(&body)?;
     let words: Vec<String> = v["terms"]
         .as_array()
         .into_iter()
